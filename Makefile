@@ -1,0 +1,44 @@
+# Two commands: `make run` (set up and serve) and `make test` (set up and run the whole suite).
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+export FLASK_APP := wsgi
+
+.PHONY: run test setup lint translations migrate clean
+
+run: setup migrate
+	$(BIN)/flask seed-demo
+	$(BIN)/flask run --host 127.0.0.1 --port 5000
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	env -u BEYOU_TEST_DATABASE_URL -u BEYOU_TEST_REDIS_URL $(BIN)/pytest
+	@if [ -n "$$BEYOU_TEST_DATABASE_URL$$BEYOU_TEST_REDIS_URL" ]; then \
+		echo "== again on PostgreSQL / Redis: $$BEYOU_TEST_DATABASE_URL $$BEYOU_TEST_REDIS_URL"; \
+		$(BIN)/pytest -m "not browser"; \
+	fi
+
+setup: $(VENV)/.installed translations
+
+$(VENV)/.installed: requirements.txt
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+# Catalogs are compiled from the committed .po files on every set-up; no .mo is committed.
+translations: $(VENV)/.installed
+	$(BIN)/pybabel compile --statistics -d app/translations
+
+migrate: setup
+	$(BIN)/flask db upgrade
+
+# Refresh the catalogs after changing user-facing strings, then translate app/translations/pt.
+extract: $(VENV)/.installed
+	$(BIN)/pybabel extract -F babel.cfg -k _l -k lazy_gettext -o app/translations/messages.pot .
+	$(BIN)/pybabel update -i app/translations/messages.pot -d app/translations
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache .ruff_cache

@@ -1,0 +1,50 @@
+"""Beyou: the application factory. Nothing happens at import time."""
+
+from pathlib import Path
+
+from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from app import mail
+from app.config import profile
+from app.extensions import babel, csrf, db, limiter, login_manager, migrate, sock
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(config_name=None, **overrides):
+    """Build the app for a profile (development, test, production), with optional overrides."""
+    app = Flask(
+        __name__,
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+        instance_path=str(ROOT / "instance"),
+    )
+    app.config.from_object(profile(config_name))
+    app.config.update(overrides)
+    if app.config["ENV_NAME"] == "production" and app.config["SECRET_KEY"].startswith("dev-only"):
+        raise RuntimeError("BEYOU_SECRET_KEY must be set in production")
+    Path(app.instance_path).mkdir(exist_ok=True)
+    if app.config["PROXY_COUNT"]:
+        count = app.config["PROXY_COUNT"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=count)
+
+    from app import models  # noqa: F401  (registers every table on db.metadata)
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
+    csrf.init_app(app)
+    limiter.init_app(app)
+    sock.init_app(app)
+    mail.init_app(app)
+
+    from app.web import i18n, sessions
+
+    babel.init_app(app, locale_selector=i18n.select_locale, timezone_selector=i18n.select_timezone)
+    sessions.init_app(app, login_manager)
+
+    from app import cli, web
+
+    web.init_app(app)
+    cli.init_app(app)
+    return app

@@ -1,0 +1,94 @@
+"""Settings from the environment (BEYOU_* variables), in three profiles.
+
+Every variable is listed in the README's configuration table; keep the two in step.
+"""
+
+import os
+from pathlib import Path
+
+INSTANCE_DIR = Path(__file__).resolve().parent.parent / "instance"
+
+
+def _env(name, default=None):
+    value = os.environ.get(name)
+    return default if value in (None, "") else value
+
+
+class Config:
+    ENV_NAME = "development"
+    SECRET_KEY = _env("BEYOU_SECRET_KEY", "dev-only-secret-change-me")
+    SQLALCHEMY_DATABASE_URI = _env("BEYOU_DATABASE_URL", f"sqlite:///{INSTANCE_DIR / 'beyou.sqlite3'}")
+    SQLALCHEMY_ENGINE_OPTIONS = {"pool_pre_ping": True}
+    REDIS_URL = _env("BEYOU_REDIS_URL")
+    PUBLIC_URL = _env("BEYOU_PUBLIC_URL", "http://127.0.0.1:5000")
+    # How many reverse proxies stand in front of the app (their X-Forwarded-* headers are trusted).
+    PROXY_COUNT = int(_env("BEYOU_PROXY_COUNT", "0"))
+
+    # Sessions and cookies: HttpOnly and SameSite=Lax always, Secure in production.
+    SESSION_COOKIE_HTTPONLY = True
+    SESSION_COOKIE_SAMESITE = "Lax"
+    SESSION_COOKIE_SECURE = False
+    REMEMBER_COOKIE_HTTPONLY = True
+    REMEMBER_COOKIE_SAMESITE = "Lax"
+    REMEMBER_COOKIE_SECURE = False
+
+    # CSRF: htmx sends the token in this header (static/js/app.js reads it from <meta>).
+    WTF_CSRF_HEADERS = ["X-CSRFToken"]
+    WTF_CSRF_TIME_LIMIT = None  # the token lives as long as the session
+
+    # Accounts
+    PASSWORD_RESET_MAX_AGE = 15 * 60
+    LOGIN_LOCKOUT_ATTEMPTS = int(_env("BEYOU_LOGIN_LOCKOUT_ATTEMPTS", "10"))
+    LOGIN_LOCKOUT_MINUTES = int(_env("BEYOU_LOGIN_LOCKOUT_MINUTES", "15"))
+    AUTH_IP_LIMIT = _env("BEYOU_AUTH_IP_LIMIT", "30 per 15 minutes")
+
+    # Mail: the log unless an SMTP host is configured.
+    SMTP_HOST = _env("BEYOU_SMTP_HOST")
+    SMTP_PORT = int(_env("BEYOU_SMTP_PORT", "587"))
+    SMTP_USERNAME = _env("BEYOU_SMTP_USERNAME")
+    SMTP_PASSWORD = _env("BEYOU_SMTP_PASSWORD")
+    SMTP_STARTTLS = _env("BEYOU_SMTP_STARTTLS", "true").lower() != "false"
+    MAIL_FROM = _env("BEYOU_MAIL_FROM", "Beyou <no-reply@beyou.local>")
+
+    # i18n
+    LANGUAGES = ("en", "pt")
+    BABEL_DEFAULT_LOCALE = "en"
+    BABEL_TRANSLATION_DIRECTORIES = str(Path(__file__).resolve().parent / "translations")
+
+    # Rate limits live in Redis when configured, else in this process.
+    RATELIMIT_STORAGE_URI = REDIS_URL or "memory://"
+    RATELIMIT_HEADERS_ENABLED = True
+    RATELIMIT_STRATEGY = "moving-window"
+
+    DEMO_EMAIL = "demo@beyou.app"
+    DEMO_PASSWORD = "beyou-demo-2026"
+
+
+class DevelopmentConfig(Config):
+    pass
+
+
+class TestConfig(Config):
+    ENV_NAME = "test"
+    TESTING = True
+    SECRET_KEY = "test-secret"
+    SQLALCHEMY_DATABASE_URI = "sqlite://"
+    RATELIMIT_STORAGE_URI = "memory://"
+
+
+class ProductionConfig(Config):
+    ENV_NAME = "production"
+    SESSION_COOKIE_SECURE = True
+    REMEMBER_COOKIE_SECURE = True
+    PREFERRED_URL_SCHEME = "https"
+
+
+PROFILES = {"development": DevelopmentConfig, "test": TestConfig, "production": ProductionConfig}
+
+
+def profile(name=None):
+    """The settings class for `name`, else BEYOU_ENV, else development."""
+    name = name or _env("BEYOU_ENV", "development")
+    if name not in PROFILES:
+        raise RuntimeError(f"BEYOU_ENV must be one of {', '.join(PROFILES)}, not {name!r}")
+    return PROFILES[name]

@@ -1,0 +1,212 @@
+"""Accounts: registration, sign-in with lockout, password reset, admin grants."""
+
+import uuid
+import zoneinfo
+from datetime import UTC, datetime
+from functools import cache
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from email_validator import EmailNotValidError, validate_email
+from flask import current_app
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from limits import parse as parse_limit
+from limits.strategies import MovingWindowRateLimiter
+from zxcvbn.frequency_lists import FREQUENCY_LISTS
+
+from app.extensions import db, limiter
+from app.models import User
+from app.services.errors import Invalid, NotFound, Throttled
+
+LANGUAGES = ("en", "pt")
+PASSWORD_MIN, PASSWORD_MAX = 8, 256
+COMMON_PASSWORD_COUNT = 10_000
+
+_hasher = PasswordHasher()  # Argon2id with the library's current recommended parameters
+# Compared against when the email is unknown, so a miss costs the same time as a hit.
+_DUMMY_HASH = _hasher.hash("not-a-real-password")
+
+
+@cache
+def _common_passwords():
+    return frozenset(FREQUENCY_LISTS["passwords"][:COMMON_PASSWORD_COUNT])
+
+
+@cache
+def _timezones():
+    return frozenset(zoneinfo.available_timezones())
+
+
+def normalise_email(email):
+    return (email or "").strip().lower()
+
+
+def language_from(value, fallback="en"):
+    """A supported language for a browser or form value ("pt-BR" reads as "pt")."""
+    value = (value or "").strip().lower()[:2]
+    return value if value in LANGUAGES else fallback
+
+
+def _check_name(name, problems):
+    name = (name or "").strip()
+    if not 2 <= len(name) <= 256:
+        problems["name"] = "NAME_INVALID"
+    return name
+
+
+def _check_email(email, problems):
+    email = normalise_email(email)
+    try:
+        validate_email(email, check_deliverability=False)
+    except EmailNotValidError:
+        problems["email"] = "EMAIL_INVALID"
+    if len(email) > 256:
+        problems["email"] = "EMAIL_INVALID"
+    return email
+
+
+def _check_password(password, problems, field="password"):
+    password = password or ""
+    if len(password) < PASSWORD_MIN:
+        problems[field] = "PASSWORD_TOO_SHORT"
+    elif len(password) > PASSWORD_MAX:
+        problems[field] = "PASSWORD_TOO_LONG"
+    elif password.lower() in _common_passwords():
+        problems[field] = "PASSWORD_TOO_COMMON"
+    return password
+
+
+def register(*, name, email, password, language="en", timezone_name=None):
+    """Create an account. Refuses with per-field keys; a bad time zone falls back to UTC."""
+    problems = {}
+    name = _check_name(name, problems)
+    email = _check_email(email, problems)
+    password = _check_password(password, problems)
+    if language not in LANGUAGES:
+        problems["language"] = "LANGUAGE_INVALID"
+    if "email" not in problems and db.session.scalar(db.select(User.id).where(User.email == email)):
+        problems["email"] = "EMAIL_TAKEN"
+    if problems:
+        raise Invalid("INVALID_INPUT", details=problems)
+    user = User(
+        name=name,
+        email=email,
+        password_hash=_hasher.hash(password),
+        language=language,
+        timezone=timezone_name if timezone_name in _timezones() else "UTC",
+    )
+    db.session.add(user)
+    db.session.commit()
+    return user
+
+
+# Sign-in -------------------------------------------------------------------------------
+
+
+def _lockout():
+    cfg = current_app.config
+    item = parse_limit(f"{cfg['LOGIN_LOCKOUT_ATTEMPTS']} per {cfg['LOGIN_LOCKOUT_MINUTES']} minutes")
+    return MovingWindowRateLimiter(limiter.storage), item
+
+
+def authenticate(email, password):
+    """The user with these credentials.
+
+    Ten failures for one email (known or not, so the lock reveals nothing) pause sign-in for
+    that email for fifteen minutes; a right password does not get through a lock.
+    """
+    email = normalise_email(email)
+    window, item = _lockout()
+    if not window.test(item, "login-failures", email):
+        raise Throttled("LOGIN_LOCKED", minutes=current_app.config["LOGIN_LOCKOUT_MINUTES"])
+    user = db.session.scalar(db.select(User).where(User.email == email))
+    if not _password_matches(user.password_hash if user else _DUMMY_HASH, password or ""):
+        window.hit(item, "login-failures", email)
+        raise Invalid("INVALID_CREDENTIALS")
+    if user is None:  # the dummy hash matched: impossible in practice, refused all the same
+        raise Invalid("INVALID_CREDENTIALS")
+    if _hasher.check_needs_rehash(user.password_hash):
+        user.password_hash = _hasher.hash(password)
+    user.last_login_at = datetime.now(UTC)
+    db.session.commit()
+    return user
+
+
+def _password_matches(password_hash, password):
+    try:
+        return _hasher.verify(password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+# Password reset ------------------------------------------------------------------------
+
+
+def _reset_serializer():
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt="password-reset")
+
+
+def reset_token_for(user):
+    """A signed token that expires after PASSWORD_RESET_MAX_AGE and dies once used.
+
+    It carries the user's session version, which a reset bumps: so a token works once, and
+    every session signed in with the old password ends with it.
+    """
+    return _reset_serializer().dumps({"user": str(user.id), "version": user.session_version})
+
+
+def user_for_reset_token(token):
+    try:
+        data = _reset_serializer().loads(token, max_age=current_app.config["PASSWORD_RESET_MAX_AGE"])
+    except SignatureExpired:
+        raise Invalid("RESET_LINK_EXPIRED") from None
+    except BadSignature:
+        raise Invalid("RESET_LINK_INVALID") from None
+    user_id = _uuid_or_none(data.get("user"))
+    user = db.session.get(User, user_id) if user_id else None
+    if user is None or user.session_version != data.get("version"):
+        raise Invalid("RESET_LINK_INVALID")
+    return user
+
+
+def reset_password(token, new_password):
+    user = user_for_reset_token(token)
+    problems = {}
+    _check_password(new_password, problems)
+    if problems:
+        raise Invalid("INVALID_INPUT", details=problems)
+    user.password_hash = _hasher.hash(new_password)
+    user.session_version += 1
+    db.session.commit()
+    return user
+
+
+def find_by_email(email):
+    return db.session.scalar(db.select(User).where(User.email == normalise_email(email)))
+
+
+def _uuid_or_none(value):
+    try:
+        return uuid.UUID(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+# Administration ------------------------------------------------------------------------
+
+
+def make_admin(email):
+    user = find_by_email(email)
+    if user is None:
+        raise NotFound()
+    user.is_admin = True
+    db.session.commit()
+    return user
+
+
+def ensure_demo_account(email, password, name="Demo"):
+    """The demo account, created once; running it again changes nothing. Returns (user, created)."""
+    user = find_by_email(email)
+    if user is not None:
+        return user, False
+    return register(name=name, email=email, password=password, language="en", timezone_name="UTC"), True

@@ -1,0 +1,22 @@
+"""Loading rows through their owner, so ids leak nothing."""
+
+import uuid
+
+from app.extensions import db
+from app.services.errors import NotFound
+
+
+def owned(model, row_id, user, *, key="NOT_FOUND"):
+    """The `model` row with `row_id` that belongs to `user`.
+
+    An unknown id, a malformed id and another user's id all raise the same NotFound:
+    the answer never tells whether the row exists for someone else.
+    """
+    try:
+        row_id = row_id if isinstance(row_id, uuid.UUID) else uuid.UUID(str(row_id))
+    except (TypeError, ValueError):
+        raise NotFound(key) from None
+    row = db.session.scalar(db.select(model).where(model.id == row_id, model.user_id == user.id))
+    if row is None:
+        raise NotFound(key)
+    return row

@@ -1,0 +1,65 @@
+"""The web layer: one blueprint per page area, plus what every response shares."""
+
+from flask import g, request
+from flask_babel import get_locale
+from flask_login import current_user
+
+from app import events
+from app.web import admin, auth, dashboard, errors, navigation, system
+
+
+def init_app(app):
+    for blueprint in (auth.bp, dashboard.bp, admin.bp, system.bp):
+        app.register_blueprint(blueprint)
+    errors.init_app(app)
+
+    @app.context_processor
+    def shell_context():
+        theme = current_user.theme if current_user.is_authenticated else "system"
+        return {"nav_areas": navigation.AREAS, "theme": theme, "get_locale": get_locale}
+
+    @app.before_request
+    def collect_announcements():
+        g.announcement_scope = events.collecting()
+        g.announced = g.announcement_scope.__enter__()
+
+    @app.teardown_request
+    def close_announcements(_exc):
+        scope = g.pop("announcement_scope", None)
+        if scope is not None:
+            scope.__exit__(None, None, None)
+
+    @app.after_request
+    def shared_headers(response):
+        announced = g.get("announced")
+        if announced:
+            response.headers["HX-Trigger"] = events.hx_trigger_header(announced)
+        response.vary.add("HX-Request")
+        _security_headers(response)
+        return response
+
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "font-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+
+
+def _security_headers(response):
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("Referrer-Policy", "same-origin")
+    headers.setdefault("X-Frame-Options", "DENY")
+    if request.is_secure:
+        headers.setdefault("Strict-Transport-Security", "max-age=31536000; includeSubDomains")

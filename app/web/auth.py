@@ -1,0 +1,135 @@
+"""Signing up, in and out, and getting back in after a forgotten password."""
+
+from urllib.parse import urlsplit
+
+from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
+from flask_babel import force_locale
+from flask_babel import gettext as _
+from flask_login import current_user, login_required, login_user, logout_user
+
+from app.extensions import limiter
+from app.mail import send_mail
+from app.services import accounts
+from app.services.errors import DomainError
+
+bp = Blueprint("auth", __name__)
+
+# One per-IP budget for every credential form, on top of the per-email lockout.
+auth_ip_limit = limiter.shared_limit(lambda: current_app.config["AUTH_IP_LIMIT"], scope="auth-forms", methods=["POST"])
+
+
+def safe_next(target):
+    """`target` when it is a path on this site, else None (no open redirects)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return None
+    parts = urlsplit(target)
+    return target if not parts.scheme and not parts.netloc else None
+
+
+def _form_refused(template, error, **context):
+    """Re-render a form with what the user typed and why it was refused."""
+    return (
+        render_template(template, form=request.form, error=error, fields=error.field_messages, **context),
+        error.status,
+    )
+
+
+@bp.route("/register", methods=["GET", "POST"])
+@auth_ip_limit
+def register():
+    if current_user.is_authenticated:
+        return redirect(url_for("dashboard.index"))
+    if request.method == "GET":
+        language = accounts.language_from(request.accept_languages.best_match(accounts.LANGUAGES))
+        return render_template("auth/register.html", form={"language": language}, fields={})
+    form = request.form
+    try:
+        user = accounts.register(
+            name=form.get("name"),
+            email=form.get("email"),
+            password=form.get("password"),
+            language=form.get("language", "en"),
+            timezone_name=form.get("timezone"),
+        )
+    except DomainError as error:
+        return _form_refused("auth/register.html", error)
+    _start_session(user, remember=False)
+    flash(_("Welcome to Beyou, %(name)s!", name=user.name), "success")
+    return redirect(url_for("dashboard.index"))
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@auth_ip_limit
+def login():
+    next_url = safe_next(request.values.get("next"))
+    if current_user.is_authenticated:
+        return redirect(next_url or url_for("dashboard.index"))
+    if request.method == "GET":
+        return render_template("auth/login.html", form={}, fields={}, next_url=next_url)
+    try:
+        user = accounts.authenticate(request.form.get("email"), request.form.get("password"))
+    except DomainError as error:
+        return _form_refused("auth/login.html", error, next_url=next_url)
+    _start_session(user, remember=bool(request.form.get("remember")))
+    return redirect(next_url or url_for("dashboard.index"))
+
+
+def _start_session(user, remember):
+    """A fresh session for a fresh sign-in: nothing from before survives (no fixation)."""
+    session.clear()
+    login_user(user, remember=remember)
+    session.permanent = remember
+
+
+@bp.post("/logout")
+@login_required
+def logout():
+    logout_user()
+    session.clear()
+    flash(_("You are signed out."), "info")
+    return redirect(url_for("auth.login"))
+
+
+@bp.route("/forgot-password", methods=["GET", "POST"])
+@auth_ip_limit
+def forgot_password():
+    if request.method == "GET":
+        return render_template("auth/forgot_password.html", form={})
+    email = request.form.get("email", "")
+    user = accounts.find_by_email(email)
+    if user is not None:
+        _send_reset_link(user)
+    # The same answer whether or not the account exists.
+    return render_template("auth/forgot_password.html", form={"email": email}, sent=True)
+
+
+def _send_reset_link(user):
+    # The public address, not the Host header: a forged Host must not redirect the link.
+    link = current_app.config["PUBLIC_URL"].rstrip("/") + url_for(
+        "auth.reset_password", token=accounts.reset_token_for(user)
+    )
+    with force_locale(user.language):
+        send_mail(
+            user.email,
+            _("Reset your Beyou password"),
+            _(
+                "Hi %(name)s,\n\nUse this link within 15 minutes to choose a new password:\n%(link)s\n\n"
+                "If you did not ask for it, ignore this message; your password stays the same.",
+                name=user.name,
+                link=link,
+            ),
+        )
+
+
+@bp.route("/reset-password/<token>", methods=["GET", "POST"])
+@auth_ip_limit
+def reset_password(token):
+    try:
+        if request.method == "GET":
+            accounts.user_for_reset_token(token)
+            return render_template("auth/reset_password.html", token=token, fields={})
+        accounts.reset_password(token, request.form.get("password"))
+    except DomainError as error:
+        return _form_refused("auth/reset_password.html", error, token=token)
+    flash(_("Your password was changed. Sign in with the new one."), "success")
+    return redirect(url_for("auth.login"))

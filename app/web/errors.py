@@ -1,0 +1,67 @@
+"""Turning refusals and HTTP errors into pages or fragments, in one place.
+
+A normal request gets a full error page; an htmx request gets the small fragment that fits
+where the user was looking (the `Vary: HX-Request` header keeps caches honest).
+"""
+
+import logging
+
+from flask import render_template
+from flask_babel import gettext as _
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from app.extensions import db
+from app.services.errors import DomainError, message_for
+from app.web.rendering import is_htmx
+
+log = logging.getLogger("beyou.web")
+
+TITLES = {
+    400: lambda: _("Bad request"),
+    403: lambda: _("Access denied"),
+    404: lambda: _("Page not found"),
+    405: lambda: _("Not allowed"),
+    422: lambda: _("Check what you entered"),
+    429: lambda: _("Slow down"),
+    500: lambda: _("Something went wrong"),
+}
+MESSAGES = {
+    400: lambda: _("The request could not be understood."),
+    403: lambda: message_for("FORBIDDEN"),
+    404: lambda: _("The page you asked for does not exist, or it is not yours."),
+    405: lambda: _("That action is not available here."),
+    429: lambda: message_for("RATE_LIMITED"),
+    500: lambda: _("We hit an error on our side. Your data is safe; please try again."),
+}
+
+
+def render_error(status, message=None):
+    title = TITLES.get(status, TITLES[500])()
+    message = message or MESSAGES.get(status, MESSAGES[500])()
+    template = "errors/_error.html" if is_htmx() else "errors/page.html"
+    return render_template(template, status=status, title=title, message=message), status
+
+
+def init_app(app):
+    @app.errorhandler(DomainError)
+    def domain_error(error):
+        return render_error(error.status, error.message)
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(_error):
+        return render_error(400, message_for("CSRF_FAILED"))
+
+    @app.errorhandler(HTTPException)
+    def http_error(error):
+        response = error.get_response()
+        body, status = render_error(error.code or 500)
+        response.set_data(body)
+        response.content_type = "text/html; charset=utf-8"
+        return response, status
+
+    @app.errorhandler(Exception)
+    def unexpected_error(error):
+        log.exception("unhandled error", exc_info=error)
+        db.session.rollback()
+        return render_error(500)

@@ -1,0 +1,123 @@
+"""Fixtures every test shares: the app, a clean database, signed-in clients.
+
+The database is SQLite in memory unless BEYOU_TEST_DATABASE_URL is set (CI runs both);
+rate-limit storage is in-process unless BEYOU_TEST_REDIS_URL is set.
+"""
+
+import os
+import re
+
+import pytest
+
+from app import create_app
+from app.extensions import db, limiter
+from app.services import accounts
+
+TEST_DATABASE_URL = os.environ.get("BEYOU_TEST_DATABASE_URL")
+TEST_REDIS_URL = os.environ.get("BEYOU_TEST_REDIS_URL")
+PASSWORD = "correct horse battery"
+
+
+def settings_for_tests(**overrides):
+    settings = {
+        "SQLALCHEMY_DATABASE_URI": TEST_DATABASE_URL or "sqlite://",
+        "RATELIMIT_STORAGE_URI": TEST_REDIS_URL or "memory://",
+        "REDIS_URL": TEST_REDIS_URL,
+    }
+    settings.update(overrides)
+    return settings
+
+
+def standalone_app(profile="test", **overrides):
+    """A second, separate app (its own in-memory SQLite) for tests that need other settings
+    or extra routes; it shares the rate-limit storage with the main app."""
+    app = create_app(profile, **settings_for_tests(SQLALCHEMY_DATABASE_URI="sqlite://", **overrides))
+    with app.app_context():
+        db.create_all()
+    return app
+
+
+@pytest.fixture(scope="session")
+def app():
+    app = create_app("test", **settings_for_tests())
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+    yield app
+    with app.app_context():
+        db.drop_all()
+        db.engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _clean_state(request):
+    """Every test starts with empty tables, fresh limits and an empty outbox."""
+    yield
+    if "app" not in request.fixturenames:
+        return
+    app = request.getfixturevalue("app")
+    with app.app_context():
+        db.session.remove()
+        for table in reversed(db.metadata.sorted_tables):
+            db.session.execute(table.delete())
+        db.session.commit()
+        limiter.reset()
+        app.extensions["mail"].outbox.clear()
+
+
+@pytest.fixture
+def app_context(app):
+    with app.app_context():
+        yield
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def make_user(app, email="ana@example.com", name="Ana", language="en", timezone_name="Europe/Lisbon"):
+    with app.app_context():
+        user = accounts.register(
+            name=name, email=email, password=PASSWORD, language=language, timezone_name=timezone_name
+        )
+        return user.id
+
+
+@pytest.fixture
+def user_id(app):
+    return make_user(app)
+
+
+@pytest.fixture
+def other_user_id(app):
+    return make_user(app, email="bruno@example.com", name="Bruno")
+
+
+def csrf_token_from(response):
+    match = re.search(rb'name="csrf-token" content="([^"]+)"', response.data) or re.search(
+        rb'name="csrf_token" value="([^"]+)"', response.data
+    )
+    assert match, "the page carries no CSRF token"
+    return match.group(1).decode()
+
+
+def sign_in(client, email="ana@example.com", password=PASSWORD):
+    token = csrf_token_from(client.get("/login"))
+    return client.post("/login", data={"email": email, "password": password, "csrf_token": token})
+
+
+@pytest.fixture
+def signed_in(client, user_id):
+    """A client signed in as Ana; `signed_in.csrf` is the token for unsafe requests."""
+    sign_in(client)
+    client.csrf = csrf_token_from(client.get("/dashboard"))
+    return client
+
+
+@pytest.fixture
+def other_signed_in(app, other_user_id):
+    other = app.test_client()
+    sign_in(other, email="bruno@example.com")
+    other.csrf = csrf_token_from(other.get("/dashboard"))
+    return other

@@ -1,0 +1,48 @@
+"""The schema changes only through migrations: they build an empty database, and agree with the models."""
+
+import os
+import uuid
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from flask_migrate import upgrade
+
+from app import create_app
+from app.extensions import db
+
+
+def upgraded_and_diffed(url):
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=url)
+    with app.app_context():
+        upgrade()
+        with db.engine.connect() as connection:
+            context = MigrationContext.configure(connection, opts={"compare_type": True, "render_as_batch": True})
+            diff = compare_metadata(context, db.metadata)
+            tables = set(sa.inspect(connection).get_table_names())
+        db.engine.dispose()
+    return diff, tables
+
+
+def test_migrations_build_an_empty_sqlite_and_match_the_models(tmp_path):
+    diff, tables = upgraded_and_diffed(f"sqlite:///{tmp_path / 'fresh.sqlite3'}")
+    assert diff == []
+    assert set(db.metadata.tables) <= tables
+
+
+@pytest.mark.skipif(not os.environ.get("BEYOU_TEST_DATABASE_URL"), reason="BEYOU_TEST_DATABASE_URL not set")
+def test_migrations_build_an_empty_postgresql_and_match_the_models():
+    server = sa.make_url(os.environ["BEYOU_TEST_DATABASE_URL"])
+    name = f"beyou_migrations_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        diff, tables = upgraded_and_diffed(server.set(database=name).render_as_string(hide_password=False))
+        assert diff == []
+        assert set(db.metadata.tables) <= tables
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
