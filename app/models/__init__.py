@@ -1,5 +1,30 @@
 """SQLAlchemy models, one module per domain. Importing this package registers every table."""
 
-from app.models.user import User
+from app.models.categories import Category
+from app.models.goals import Goal, GoalStatus, GoalTerm
+from app.models.habits import Habit
+from app.models.routines import Routine, RoutineEntry, RoutineKind, RoutineSection, ScheduleDay
+from app.models.tasks import Task
+from app.models.history import DayOutcome, Outcome, OwnerType, XpDay
+from app.models.user import ConstanceMode, User, XpDecay
 
-__all__ = ["User"]
+__all__ = [
+    "Category",
+    "ConstanceMode",
+    "DayOutcome",
+    "Goal",
+    "GoalStatus",
+    "GoalTerm",
+    "Habit",
+    "Outcome",
+    "OwnerType",
+    "Routine",
+    "RoutineEntry",
+    "RoutineKind",
+    "RoutineSection",
+    "ScheduleDay",
+    "Task",
+    "User",
+    "XpDay",
+    "XpDecay",
+]

@@ -1,20 +1,34 @@
 """The account: who signs in, and the settings every page reads."""
 
+import enum
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 
 from flask_login import UserMixin
-from sqlalchemy import Boolean, DateTime, Integer, String, Uuid
+from sqlalchemy import JSON, Boolean, DateTime, Enum, Integer, String, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
+from app.models.base import utcnow
+from app.models.progress import HasStreak, HasXp
 
 
-def utcnow():
-    return datetime.now(UTC)
+class ConstanceMode(enum.StrEnum):
+    """What makes a day count for the account's streak."""
+
+    ANY = "ANY"  # at least one entry of the day's routine checked
+    COMPLETE = "COMPLETE"  # every entry checked or skipped
 
 
-class User(UserMixin, db.Model):
+class XpDecay(enum.StrEnum):
+    """How much XP a late check on a past day still pays."""
+
+    GRADUAL = "GRADUAL"  # 1 day late 80 %, 2 days 60 %, 3 days 40 %, then 20 %
+    FLAT = "FLAT"  # always 50 %
+    TIME_WINDOW = "TIME_WINDOW"  # 100 % up to 2 days late, then nothing
+
+
+class User(UserMixin, HasXp, HasStreak, db.Model):
     __tablename__ = "users"
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
@@ -24,6 +38,15 @@ class User(UserMixin, db.Model):
     language: Mapped[str] = mapped_column(String(8), default="en")
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     theme: Mapped[str] = mapped_column(String(16), default="system")
+    phrase: Mapped[str | None] = mapped_column(String(256))
+    phrase_author: Mapped[str | None] = mapped_column(String(256))
+    constance_mode: Mapped[ConstanceMode] = mapped_column(
+        Enum(ConstanceMode, native_enum=False, length=16), default=ConstanceMode.ANY
+    )
+    xp_decay: Mapped[XpDecay] = mapped_column(Enum(XpDecay, native_enum=False, length=16), default=XpDecay.GRADUAL)
+    widgets: Mapped[list] = mapped_column(JSON, default=list)  # dashboard widget ids, in order
+    tutorial_done: Mapped[bool] = mapped_column(Boolean, default=False)
+    max_constance: Mapped[int] = mapped_column(Integer, default=0)
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     # Bumped when the password changes: every session signed with the old value ends.
     session_version: Mapped[int] = mapped_column(Integer, default=1)

@@ -26,6 +26,8 @@ MESSAGES = {
     "LOGIN_LOCKED": _l("Too many failed attempts for this email. Sign-in is paused for %(minutes)s minutes."),
     "RESET_LINK_INVALID": _l("This reset link is invalid or has already been used."),
     "RESET_LINK_EXPIRED": _l("This reset link has expired. Ask for a new one."),
+    # categories, habits, tasks, goals, configuration, export, feedback, icons
+    # routines, schedules, today, checks, streaks, constance, day close, history
 }
 
 

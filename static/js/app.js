@@ -17,6 +17,27 @@
     });
   });
 
+  // The shared dialog: opens when a fragment lands in #dialog-body, closes on request.
+  function dialog() { return document.getElementById("dialog"); }
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var box = dialog();
+    if (box && event.detail.target && event.detail.target.id === "dialog-body" && !box.open) {
+      box.showModal();
+      var first = box.querySelector("[autofocus], input, select, textarea, button");
+      if (first) first.focus();
+    }
+  });
+  document.addEventListener("dialog:close", function () {
+    var box = dialog();
+    if (box && box.open) box.close();
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-close-dialog]")) {
+      var box = dialog();
+      if (box && box.open) box.close();
+    }
+  });
+
   // Error fragments are meant to be seen: let htmx swap 4xx/5xx answers into their target.
   document.addEventListener("htmx:beforeSwap", function (event) {
     var status = event.detail.xhr.status;
