@@ -3,9 +3,9 @@
 from app.models.categories import Category
 from app.models.goals import Goal, GoalStatus, GoalTerm
 from app.models.habits import Habit
+from app.models.history import DayOutcome, Outcome, OwnerType, XpDay
 from app.models.routines import Routine, RoutineEntry, RoutineKind, RoutineSection, ScheduleDay
 from app.models.tasks import Task
-from app.models.history import DayOutcome, Outcome, OwnerType, XpDay
 from app.models.user import ConstanceMode, User, XpDecay
 
 __all__ = [
