@@ -8,7 +8,8 @@ from flask_migrate import Migrate
 from flask_sock import Sock
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
-from sqlalchemy import MetaData
+from sqlalchemy import MetaData, event
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase
 
 
@@ -32,3 +33,13 @@ csrf = CSRFProtect()
 babel = Babel()
 sock = Sock()
 limiter = Limiter(key_func=get_remote_address, default_limits=[])
+
+
+@event.listens_for(Engine, "connect")
+def _sqlite_enforces_foreign_keys(dbapi_connection, _record):
+    """SQLite ignores ON DELETE rules unless asked; the domain relies on them (account deletion,
+    refusing to delete a category in use)."""
+    if type(dbapi_connection).__module__.startswith("sqlite3"):
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()

@@ -5,6 +5,7 @@ from flask_babel import get_locale
 from flask_login import current_user
 
 from app import events
+from app.services import icons
 from app.web import admin, auth, dashboard, errors, navigation, system
 
 
@@ -16,7 +17,13 @@ def init_app(app):
     @app.context_processor
     def shell_context():
         theme = current_user.theme if current_user.is_authenticated else "system"
-        return {"nav_areas": navigation.AREAS, "theme": theme, "get_locale": get_locale}
+        return {
+            "nav_areas": navigation.AREAS,
+            "theme": theme,
+            "get_locale": get_locale,
+            "icon_emoji": icons.emoji_for,
+            "resolve_icon": icons.resolve,
+        }
 
     @app.before_request
     def collect_announcements():
@@ -31,9 +38,10 @@ def init_app(app):
 
     @app.after_request
     def shared_headers(response):
-        announced = g.get("announced")
-        if announced:
-            response.headers["HX-Trigger"] = events.hx_trigger_header(announced)
+        triggers = [events.hx_trigger_header(g.announced)] if g.get("announced") else []
+        triggers += sorted(g.get("client_events", ()))
+        if triggers:
+            response.headers["HX-Trigger"] = ", ".join(triggers)
         response.vary.add("HX-Request")
         _security_headers(response)
         return response

@@ -11,6 +11,7 @@ from app.extensions import limiter
 from app.mail import send_mail
 from app.services import accounts
 from app.services.errors import DomainError
+from app.web.forms import form_refused
 
 bp = Blueprint("auth", __name__)
 
@@ -24,14 +25,6 @@ def safe_next(target):
         return None
     parts = urlsplit(target)
     return target if not parts.scheme and not parts.netloc else None
-
-
-def _form_refused(template, error, **context):
-    """Re-render a form with what the user typed and why it was refused."""
-    return (
-        render_template(template, form=request.form, error=error, fields=error.field_messages, **context),
-        error.status,
-    )
 
 
 @bp.route("/register", methods=["GET", "POST"])
@@ -52,7 +45,7 @@ def register():
             timezone_name=form.get("timezone"),
         )
     except DomainError as error:
-        return _form_refused("auth/register.html", error)
+        return form_refused("auth/register.html", error)
     _start_session(user, remember=False)
     flash(_("Welcome to Beyou, %(name)s!", name=user.name), "success")
     return redirect(url_for("dashboard.index"))
@@ -69,7 +62,7 @@ def login():
     try:
         user = accounts.authenticate(request.form.get("email"), request.form.get("password"))
     except DomainError as error:
-        return _form_refused("auth/login.html", error, next_url=next_url)
+        return form_refused("auth/login.html", error, next_url=next_url)
     _start_session(user, remember=bool(request.form.get("remember")))
     return redirect(next_url or url_for("dashboard.index"))
 
@@ -130,6 +123,6 @@ def reset_password(token):
             return render_template("auth/reset_password.html", token=token, fields={})
         accounts.reset_password(token, request.form.get("password"))
     except DomainError as error:
-        return _form_refused("auth/reset_password.html", error, token=token)
+        return form_refused("auth/reset_password.html", error, token=token)
     flash(_("Your password was changed. Sign in with the new one."), "success")
     return redirect(url_for("auth.login"))

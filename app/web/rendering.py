@@ -1,6 +1,6 @@
 """Rendering a page or just its fragment, depending on who asked."""
 
-from flask import render_template, request
+from flask import g, render_template, request
 
 
 def is_htmx():
@@ -18,3 +18,9 @@ def render_page(template, fragment=None, status=200, **context):
     """
     chosen = fragment if (fragment and is_htmx() and not is_boosted()) else template
     return render_template(chosen, **context), status
+
+
+def trigger(event):
+    """Ask the page to fire `event` after this response (e.g. "dialog:close"), beside any
+    domain announcements the request made."""
+    g.setdefault("client_events", set()).add(event)

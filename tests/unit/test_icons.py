@@ -1,0 +1,28 @@
+"""The icon catalogue: about 200 ids grouped by life area, each drawable, unknown ids defaulted."""
+
+import re
+from pathlib import Path
+
+from app.services import icons
+
+SPRITE = Path(__file__).resolve().parents[2] / "static" / "vendor" / "feather-sprite-4.29.2.svg"
+
+
+def test_the_catalogue_holds_about_two_hundred_icons_in_life_areas():
+    assert 180 <= len(icons.ICON_GROUP) <= 260
+    assert {key for key, _label, ids in icons.grouped() if ids} == set(icons.GROUPS)
+
+
+def test_every_line_icon_exists_in_the_sprite_and_every_emoji_has_a_character():
+    drawn = set(re.findall(r'symbol id="([a-z0-9-]+)"', SPRITE.read_text()))
+    for icon_id in icons.ICON_GROUP:
+        if icon_id.startswith("emoji-"):
+            assert icons.emoji_for(icon_id), icon_id
+        else:
+            assert icon_id in drawn, icon_id
+
+
+def test_unknown_or_missing_ids_resolve_to_the_default():
+    assert icons.resolve("book") == "book"
+    assert icons.resolve("not-an-icon") == icons.DEFAULT == icons.resolve("")
+    assert icons.is_known(icons.DEFAULT)
