@@ -5,7 +5,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import mail
+from app import llm, mail
 from app.config import profile
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate, sock
 
@@ -37,6 +37,7 @@ def create_app(config_name=None, **overrides):
     limiter.init_app(app)
     sock.init_app(app)
     mail.init_app(app)
+    llm.init_app(app)  # a chain that cannot be built stops the boot here
 
     from app.web import i18n, sessions
 

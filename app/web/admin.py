@@ -2,9 +2,11 @@
 
 from functools import wraps
 
-from flask import Blueprint, abort
+from flask import Blueprint, Response, abort
 from flask_login import current_user, login_required
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from app.llm import current_chain
 from app.web.rendering import render_page
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -27,3 +29,18 @@ def admin_required(view):
 @admin_required
 def index():
     return render_page("admin/index.html")
+
+
+@bp.get("/llm")
+@admin_required
+def llm_chain():
+    """Each link of the chain: ready, cooling until …, skipped (no key) or blocked; last error, latency."""
+    chain = current_chain()
+    return render_page("admin/llm.html", "admin/_llm_links.html", links=chain.link_states(), chain=chain)
+
+
+@bp.get("/metrics")
+@admin_required
+def metrics():
+    """Prometheus metrics of this worker process, for admins (scrape with a session cookie)."""
+    return Response(generate_latest(), mimetype=CONTENT_TYPE_LATEST)

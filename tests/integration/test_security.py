@@ -4,6 +4,7 @@ import pytest
 import redis
 
 from app import create_app
+from app.llm import ChainConfigError
 from tests.conftest import (
     PASSWORD,
     TEST_REDIS_URL,
@@ -13,6 +14,9 @@ from tests.conftest import (
     sign_in,
     standalone_app,
 )
+
+# Production refuses to boot without a key for each pinned link; these never reach a provider.
+PRODUCTION_KEYS = {"BEYOU_LLM_MISTRAL_API_KEY": "unused", "BEYOU_LLM_GEMINI_API_KEY": "unused"}
 
 
 def test_a_post_without_a_csrf_token_is_refused_and_changes_nothing(client, user_id):
@@ -66,7 +70,7 @@ def test_session_cookies_are_httponly_and_lax(client, user_id):
 
 
 def test_session_cookies_are_secure_in_production():
-    app = standalone_app("production", SECRET_KEY="a-real-secret")
+    app = standalone_app("production", SECRET_KEY="a-real-secret", LLM_ENV=PRODUCTION_KEYS)
     make_user(app)
     client = app.test_client()
     https = {"base_url": "https://localhost", "headers": {"Referer": "https://localhost/login"}}
@@ -81,7 +85,7 @@ def test_session_cookies_are_secure_in_production():
 
 def test_production_refuses_to_boot_with_the_development_secret():
     try:
-        create_app("production", **settings_for_tests(SECRET_KEY="dev-only-secret-change-me"))
+        create_app("production", **settings_for_tests(SECRET_KEY="dev-only-secret-change-me", LLM_ENV=PRODUCTION_KEYS))
     except RuntimeError as error:
         assert "BEYOU_SECRET_KEY" in str(error)
     else:
@@ -138,3 +142,9 @@ def test_with_redis_a_lockout_holds_across_worker_processes():
     response = sign_in(second.test_client())
     assert response.status_code == 429
     assert redis.Redis.from_url(TEST_REDIS_URL).keys("*login-failures*ana@example.com*")  # counted in Redis
+
+
+def test_production_refuses_to_boot_without_keys_for_its_pinned_links():
+    with pytest.raises(ChainConfigError) as refused:
+        create_app("production", **settings_for_tests(SECRET_KEY="a-real-secret", LLM_ENV={}))
+    assert "mistral" in str(refused.value)

@@ -1,0 +1,102 @@
+"""Everything that talks to a model goes through this package.
+
+    chain = build_chain(ChainSettings.from_env(os.environ))
+    for event in chain.stream(ChatRequest(system=..., messages=[Message.user("hi")])):
+        ...
+
+See docs/llm.md for the rules (order and blocklist, typed failures, cooldowns, portable
+transcripts, structured output) and how to add a provider.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+from app.llm.chain import Chain, LastError, LinkState
+from app.llm.cooldowns import Clock
+from app.llm.errors import (
+    ChainConfigError,
+    ChainExhausted,
+    FailureKind,
+    LLMError,
+    LLMNotConfigured,
+    StreamInterrupted,
+)
+from app.llm.messages import (
+    AssistantReply,
+    ChatRequest,
+    Completed,
+    Message,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallReady,
+    ToolSpec,
+    Usage,
+)
+from app.llm.settings import ChainSettings, LinkSettings, Timeouts
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+EXTENSION_KEY = "llm_chain"
+
+
+def build_chain(settings: ChainSettings, *, clock: Clock = time.time) -> Chain:
+    """Builds one adapter per effective link. Blocked and skipped links get no client at all."""
+    from app.llm.providers import ADAPTERS
+
+    adapters = [ADAPTERS[link.kind](link, settings.timeouts) for link in settings.links]
+    return Chain(settings, adapters, clock=clock)
+
+
+def init_app(app: Flask) -> Chain:
+    """Builds the chain at boot; a `ChainConfigError` propagates so a bad line-up refuses to boot.
+
+    Settings come from `os.environ`, overridden by `app.config["LLM_ENV"]` (how tests point links
+    at the fake providers). Under test only `LLM_ENV` counts, so a developer's real API keys can
+    never make a test reach a provider.
+    """
+    overrides = app.config.get("LLM_ENV", {})
+    environ = dict(overrides) if app.testing else {**os.environ, **overrides}
+    environ["BEYOU_ENV"] = app.config["ENV_NAME"]  # the app's profile decides, e.g. create_app("production")
+    chain = build_chain(ChainSettings.from_env(environ))
+    app.extensions[EXTENSION_KEY] = chain
+    return chain
+
+
+def current_chain() -> Chain:
+    from flask import current_app
+
+    return current_app.extensions[EXTENSION_KEY]
+
+
+__all__ = [
+    "AssistantReply",
+    "Chain",
+    "ChainConfigError",
+    "ChainExhausted",
+    "ChainSettings",
+    "ChatRequest",
+    "Completed",
+    "FailureKind",
+    "LLMError",
+    "LLMNotConfigured",
+    "LastError",
+    "LinkSettings",
+    "LinkState",
+    "Message",
+    "StreamEvent",
+    "StreamInterrupted",
+    "TextDelta",
+    "Timeouts",
+    "ToolCall",
+    "ToolCallReady",
+    "ToolSpec",
+    "Usage",
+    "build_chain",
+    "current_chain",
+    "init_app",
+]

@@ -1,0 +1,298 @@
+"""The fallback chain: several free-tier links behaving as one reliable model.
+
+Each model call walks the links in order. A failure before output is committed (the first
+non-empty text delta or the first complete tool call) moves on to the next link and rests the
+failing one; a failure after commit never switches model silently, it raises `StreamInterrupted`
+with what was already streamed. The chain is the only retry loop: the SDKs never retry.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import statistics
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel
+
+from app.llm import metrics
+from app.llm.cooldowns import Clock, cooldown_book
+from app.llm.errors import ChainExhausted, FailureKind, LLMError, LLMNotConfigured, StreamInterrupted
+from app.llm.messages import ChatRequest, Completed, StreamEvent, TextDelta, ToolCall, ToolCallReady
+from app.llm.providers.base import ProviderAdapter, join_system
+from app.llm.settings import NOT_CONFIGURED_HINT, ChainSettings
+
+log = logging.getLogger(__name__)
+
+Schema = TypeVar("Schema", bound=BaseModel)
+
+JSON_RETRY_WARNING = (
+    "Your previous answer was not valid JSON for the requested schema. "
+    "Reply with ONLY the JSON object, nothing before or after it."
+)
+
+
+@dataclass(frozen=True)
+class LastError:
+    kind: str
+    status: int | None
+    message: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class LinkState:
+    """One row of the admin page `/admin/llm`."""
+
+    name: str
+    model: str | None
+    status: Literal["ready", "cooling", "skipped", "blocked"]
+    detail: str
+    cooling_until: datetime | None = None
+    last_error: LastError | None = None
+    recent_latency_ms: float | None = None
+    recent_first_token_ms: float | None = None
+
+
+class _LinkRecord:
+    """What the chain remembers about a link for the admin page."""
+
+    def __init__(self) -> None:
+        self.last_error: LastError | None = None
+        self.latencies: deque[float] = deque(maxlen=20)
+        self.first_tokens: deque[float] = deque(maxlen=20)
+
+
+class Chain:
+    def __init__(
+        self,
+        settings: ChainSettings,
+        adapters: list[ProviderAdapter],
+        *,
+        clock: Clock = time.time,
+    ):
+        self.settings = settings
+        self.adapters = list(adapters)
+        self._clock = clock
+        self._cooldowns = cooldown_book(settings.redis_url, settings.redis_prefix, clock)
+        self._records = {adapter.name: _LinkRecord() for adapter in self.adapters}
+        self._lock = threading.Lock()
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.adapters)
+
+    @property
+    def link_names(self) -> list[str]:
+        return [adapter.name for adapter in self.adapters]
+
+    # -- the doors -------------------------------------------------------------------------------
+
+    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
+        """Streams one model call; closing the iterator closes the HTTP stream it is reading."""
+        self._require_configured()
+        return self._walk_streaming(request)
+
+    def structured(self, request: ChatRequest, schema: type[Schema], *, retry: bool = True) -> Schema:
+        """One non-streamed answer validated against `schema`.
+
+        A malformed answer is asked for again once (when `retry`), with a JSON-only warning
+        appended to the system prompt; a second one raises `ChainExhausted` (`AI_UNAVAILABLE`).
+        """
+        self._require_configured()
+        failure: LLMError | None = None
+        for attempt in range(2 if retry else 1):
+            asked = (
+                request if attempt == 0 else replace(request, system=join_system(request.system, JSON_RETRY_WARNING))
+            )
+            text, link = self._walk_json(asked, schema)
+            try:
+                return schema.model_validate_json(json_payload(text))
+            except ValueError as exc:
+                failure = LLMError(FailureKind.MALFORMED, link, 200, f"answer does not match {schema.__name__}: {exc}")
+                self._note_error(link, failure)
+                log.warning("LLM link %s gave malformed JSON (attempt %d)", link, attempt + 1)
+        raise ChainExhausted([failure] if failure else [])
+
+    def link_states(self) -> list[LinkState]:
+        adapters = {a.name: a for a in self.adapters}
+        cooling = self._cooldowns.active(adapters)
+        states = []
+        for name in dict.fromkeys((*self.settings.order, *self.settings.blocked)):
+            if name in self.settings.blocked:
+                states.append(LinkState(name, None, "blocked", "blocked by BEYOU_LLM_BLOCKED"))
+                continue
+            if name not in adapters:
+                reason = self.settings.skipped.get(name, "not configured")
+                states.append(LinkState(name, None, "skipped", f"skipped: {reason}"))
+                continue
+            record = self._records[name]
+            with self._lock:
+                latency = _median_ms(record.latencies)
+                first_token = _median_ms(record.first_tokens)
+                last_error = record.last_error
+            until = None
+            status, detail = "ready", "ready"
+            if cooldown := cooling.get(name):
+                until = datetime.fromtimestamp(cooldown.until, UTC)
+                status, detail = "cooling", f"cooling until {until:%H:%M:%S} UTC ({cooldown.kind})"
+            states.append(
+                LinkState(name, adapters[name].model, status, detail, until, last_error, latency, first_token)
+            )
+        return states
+
+    def close(self) -> None:
+        for adapter in self.adapters:
+            adapter.close()
+
+    # -- walking the links -----------------------------------------------------------------------
+
+    def _walk_streaming(self, request: ChatRequest) -> Iterator[StreamEvent]:
+        failures: list[LLMError] = []
+        timeouts = self.settings.timeouts
+        for adapter in self._candidates():
+            started = time.monotonic()
+            attempt = adapter.stream(request)
+            text: list[str] = []
+            calls: list[ToolCall] = []
+            committed = False
+            outcome = "cancelled"
+            try:
+                for event in attempt:
+                    elapsed = time.monotonic() - started
+                    if elapsed > timeouts.total:
+                        raise adapter.failure(FailureKind.TIMEOUT, None, f"no end after {timeouts.total:g}s")
+                    if isinstance(event, TextDelta | ToolCallReady):
+                        if isinstance(event, TextDelta):
+                            if not event.text:
+                                continue
+                            text.append(event.text)
+                        else:
+                            calls.append(event.call)
+                        if not committed:
+                            if elapsed > timeouts.first_event:
+                                raise adapter.failure(
+                                    FailureKind.TIMEOUT, None, f"no output within {timeouts.first_event:g}s"
+                                )
+                            committed = True
+                            metrics.FIRST_TOKEN.labels(adapter.name).observe(elapsed)
+                            self._note_first_token(adapter.name, elapsed)
+                    elif isinstance(event, Completed):
+                        outcome = "ok"
+                        self._note_success(adapter.name, event, elapsed)
+                    yield event
+            except LLMError as failure:
+                self._rest(adapter.name, failure)
+                if committed:
+                    outcome = FailureKind.INTERRUPTED.value
+                    raise StreamInterrupted(
+                        failure, link=adapter.name, partial_text="".join(text), partial_tool_calls=calls
+                    ) from failure
+                outcome = failure.kind.value
+                failures.append(failure)
+                metrics.FALLBACKS.labels(adapter.name, failure.kind.value).inc()
+                log.warning("LLM link %s failed before output, falling through: %s", adapter.name, failure)
+                continue
+            finally:
+                attempt.close()
+                metrics.ATTEMPTS.labels(adapter.name, outcome).inc()
+            return
+        metrics.EXHAUSTED.inc()
+        raise ChainExhausted(failures)
+
+    def _walk_json(self, request: ChatRequest, schema: type[BaseModel]) -> tuple[str, str]:
+        failures: list[LLMError] = []
+        for adapter in self._candidates():
+            started = time.monotonic()
+            try:
+                text = adapter.complete_json(request, schema)
+            except LLMError as failure:
+                self._rest(adapter.name, failure)
+                failures.append(failure)
+                metrics.ATTEMPTS.labels(adapter.name, failure.kind.value).inc()
+                metrics.FALLBACKS.labels(adapter.name, failure.kind.value).inc()
+                continue
+            elapsed = time.monotonic() - started
+            metrics.ATTEMPTS.labels(adapter.name, "ok").inc()
+            metrics.CALL_TIME.labels(adapter.name).observe(elapsed)
+            with self._lock:
+                self._records[adapter.name].latencies.append(elapsed)
+            return text, adapter.name
+        metrics.EXHAUSTED.inc()
+        raise ChainExhausted(failures)
+
+    def _candidates(self) -> Iterator[ProviderAdapter]:
+        """Links to try, in order: resting ones are skipped, except the last, which is always tried."""
+        cooling = self._cooldowns.active(self.link_names)
+        last = len(self.adapters) - 1
+        for index, adapter in enumerate(self.adapters):
+            if adapter.name in cooling and index != last:
+                metrics.ATTEMPTS.labels(adapter.name, "skipped_cooldown").inc()
+                continue
+            yield adapter
+
+    # -- bookkeeping -----------------------------------------------------------------------------
+
+    def _rest(self, link: str, failure: LLMError) -> None:
+        if failure.retry_after is not None:
+            seconds = failure.retry_after
+        elif failure.kind.is_rate_limit:
+            seconds = self.settings.cooldown_rate_limit
+        else:
+            seconds = self.settings.cooldown_error
+        self._note_error(link, failure)
+        if seconds > 0:
+            self._cooldowns.enter(link, seconds, failure.kind.value)
+            metrics.COOLDOWNS.labels(link, failure.kind.value).inc()
+
+    def _note_error(self, link: str, failure: LLMError) -> None:
+        with self._lock:
+            self._records[link].last_error = LastError(
+                failure.kind.value,
+                failure.status,
+                failure.message,
+                datetime.fromtimestamp(self._clock(), UTC),
+            )
+
+    def _note_first_token(self, link: str, seconds: float) -> None:
+        with self._lock:
+            self._records[link].first_tokens.append(seconds)
+
+    def _note_success(self, link: str, event: Completed, seconds: float) -> None:
+        metrics.CALL_TIME.labels(link).observe(seconds)
+        if event.usage:
+            if event.usage.prompt_tokens:
+                metrics.TOKENS.labels(link, "prompt").inc(event.usage.prompt_tokens)
+            if event.usage.completion_tokens:
+                metrics.TOKENS.labels(link, "completion").inc(event.usage.completion_tokens)
+        with self._lock:
+            self._records[link].latencies.append(seconds)
+
+    def _require_configured(self) -> None:
+        if not self.configured:
+            raise LLMNotConfigured(NOT_CONFIGURED_HINT)
+
+
+def json_payload(text: str) -> str:
+    """The JSON object in an answer, tolerating code fences and prose around it."""
+    stripped = text.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, re.DOTALL)
+    if fenced:
+        stripped = fenced.group(1)
+    try:
+        json.loads(stripped)
+        return stripped
+    except ValueError:
+        start, end = stripped.find("{"), stripped.rfind("}")
+        return stripped[start : end + 1] if 0 <= start < end else stripped
+
+
+def _median_ms(values: deque[float]) -> float | None:
+    return round(statistics.median(values) * 1000, 1) if values else None

@@ -1,0 +1,114 @@
+"""The chain's failure taxonomy.
+
+Upstream code (the agent, onboarding, the briefing, the notebook AI) only ever sees these classes:
+every SDK exception is translated at the provider adapter, so nothing above `app.llm` depends on
+which SDK a link happens to use. Each user-facing error carries a stable `key` the UI translates.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.llm.messages import ToolCall
+
+
+class FailureKind(StrEnum):
+    RATE_LIMITED = "rate_limited"
+    QUOTA = "quota"
+    UNAVAILABLE = "unavailable"
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    AUTH = "auth"
+    BAD_REQUEST = "bad_request"
+    MALFORMED = "malformed"
+    INTERRUPTED = "interrupted"
+
+    @property
+    def is_rate_limit(self) -> bool:
+        """Rate limits and quotas earn the long cooldown: the provider told us to go away."""
+        return self in (FailureKind.RATE_LIMITED, FailureKind.QUOTA)
+
+
+class ChainConfigError(RuntimeError):
+    """The configured line-up cannot make a chain; raised at boot so the app refuses to start."""
+
+
+class LLMError(Exception):
+    """One link failed. `retry_after` is what the provider asked for, in seconds, when it said."""
+
+    key = "AI_UNAVAILABLE"
+
+    def __init__(
+        self,
+        kind: FailureKind,
+        provider: str,
+        status: int | None = None,
+        message: str = "",
+        *,
+        retry_after: float | None = None,
+    ):
+        self.kind = FailureKind(kind)
+        self.provider = provider
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+        status_text = f" {status}" if status is not None else ""
+        super().__init__(f"{provider}: {self.kind.value}{status_text}: {message}".rstrip(": "))
+
+
+class ChainExhausted(LLMError):
+    """Every link failed before committing output. `failures` lists each link's failure, in order."""
+
+    key = "AI_UNAVAILABLE"
+
+    def __init__(self, failures: list[LLMError]):
+        self.failures = list(failures)
+        last = self.failures[-1] if self.failures else None
+        summary = "; ".join(str(f) for f in self.failures) or "no link could answer"
+        super().__init__(
+            last.kind if last else FailureKind.UNAVAILABLE,
+            last.provider if last else "chain",
+            last.status if last else None,
+            summary,
+        )
+        self.args = (f"every link failed: {summary}",)
+
+
+class StreamInterrupted(LLMError):
+    """A link failed after output reached the caller; the chain never replays it on another link.
+
+    Carries what was already streamed so the turn can be persisted as it ended.
+    """
+
+    key = "AI_STREAM_INTERRUPTED"
+
+    def __init__(
+        self,
+        cause: LLMError,
+        *,
+        link: str,
+        partial_text: str,
+        partial_tool_calls: list[ToolCall],
+    ):
+        self.cause = cause
+        self.link = link
+        self.partial_text = partial_text
+        self.partial_tool_calls = list(partial_tool_calls)
+        super().__init__(
+            FailureKind.INTERRUPTED,
+            cause.provider,
+            cause.status,
+            f"after output was committed ({cause.kind.value}): {cause.message}",
+        )
+
+
+class LLMNotConfigured(LLMError):
+    """Development skipped every link for lack of keys; the assistant explains how to configure it."""
+
+    key = "AI_NOT_CONFIGURED"
+
+    def __init__(self, hint: str):
+        self.hint = hint
+        super().__init__(FailureKind.UNAVAILABLE, "chain", None, hint)

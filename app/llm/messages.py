@@ -1,0 +1,117 @@
+"""Portable transcript and stream event types.
+
+A transcript written in these types can continue on any link: adapters translate ids, tool
+results and provider-only fields on the way out. `provider_extras` is keyed by link name
+(`{"gemini": {"thought_signature": ...}}`) and only ever sent back to that link.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+Extras = dict[str, dict]
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: dict = Field(default_factory=dict)
+    provider_extras: Extras = Field(default_factory=dict)
+
+
+class Message(BaseModel):
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    provider_extras: Extras = Field(default_factory=dict)
+
+    @classmethod
+    def user(cls, content: str) -> Message:
+        return cls(role="user", content=content)
+
+    @classmethod
+    def tool_result(cls, call: ToolCall, content: str) -> Message:
+        return cls(role="tool", content=content, tool_call_id=call.id, name=call.name)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool the model may call; its arguments schema is the pydantic model."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+
+
+@dataclass
+class ChatRequest:
+    """Exactly what the caller wants sent; the chain adds no user data to it."""
+
+    system: str = ""
+    messages: list[Message] = field(default_factory=list)
+    tools: list[ToolSpec] = field(default_factory=list)
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallReady:
+    """Emitted once a tool call is complete (name and whole arguments)."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class Completed:
+    """The last event of a successful call. `link` says which link answered (the agent shows it)."""
+
+    link: str
+    model: str
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    provider_extras: Extras = field(default_factory=dict)
+
+
+StreamEvent = TextDelta | ToolCallReady | Completed
+
+
+@dataclass
+class AssistantReply:
+    """Folds a stream into the assistant message to append to the transcript."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    completed: Completed | None = None
+
+    def absorb(self, event: StreamEvent) -> None:
+        if isinstance(event, TextDelta):
+            self.text += event.text
+        elif isinstance(event, ToolCallReady):
+            self.tool_calls.append(event.call)
+        elif isinstance(event, Completed):
+            self.completed = event
+
+    def as_message(self) -> Message:
+        extras = self.completed.provider_extras if self.completed else {}
+        return Message(
+            role="assistant",
+            content=self.text,
+            tool_calls=list(self.tool_calls),
+            provider_extras=dict(extras),
+        )

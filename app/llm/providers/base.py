@@ -1,0 +1,122 @@
+"""The one interface every provider adapter implements, and the status-code taxonomy they share."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.llm.errors import FailureKind, LLMError
+from app.llm.messages import ChatRequest, StreamEvent
+from app.llm.settings import LinkSettings, Timeouts
+
+JSON_ONLY_INSTRUCTION = (
+    "Answer with one JSON object and nothing else (no prose, no code fences). "
+    "It must validate against this JSON Schema:\n{schema}"
+)
+
+
+class ProviderAdapter(ABC):
+    """Speaks one provider's protocol for one link.
+
+    `stream` yields `TextDelta` / `ToolCallReady` events and ends with `Completed`; `complete_json`
+    returns the raw text of a non-streamed JSON answer. Both raise `LLMError` and nothing else, and
+    closing the `stream` generator closes the HTTP response.
+    """
+
+    def __init__(self, link: LinkSettings, timeouts: Timeouts):
+        self.link = link
+        self.timeouts = timeouts
+
+    @property
+    def name(self) -> str:
+        return self.link.name
+
+    @property
+    def model(self) -> str:
+        return self.link.model
+
+    @abstractmethod
+    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]: ...
+
+    @abstractmethod
+    def complete_json(self, request: ChatRequest, schema: type[BaseModel]) -> str: ...
+
+    def close(self) -> None:  # noqa: B027 (optional hook)
+        """Release pooled connections."""
+
+    def failure(self, kind: FailureKind, status: int | None = None, message: str = "", **kw: Any) -> LLMError:
+        return LLMError(kind, self.name, status, message[:500], **kw)
+
+
+def kind_for_status(status: int | None, body_text: str = "") -> FailureKind:
+    """What an HTTP status means for the chain. 402/413 are how free tiers say "over your limit"."""
+    lowered = body_text.lower()
+    if status == 429:
+        if "quota" in lowered or "insufficient_balance" in lowered or "billing" in lowered:
+            return FailureKind.QUOTA
+        return FailureKind.RATE_LIMITED
+    if status == 402:
+        return FailureKind.QUOTA
+    if status == 413:
+        return FailureKind.RATE_LIMITED
+    if status in (401, 403):
+        return FailureKind.AUTH
+    if status in (408, 504):
+        return FailureKind.TIMEOUT
+    if status is not None and 400 <= status < 500:
+        return FailureKind.BAD_REQUEST
+    return FailureKind.UNAVAILABLE
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None, body: Any = None) -> float | None:
+    """`Retry-After` (seconds or HTTP date), `retry-after-ms`, or Google's RetryInfo in the body."""
+    if headers:
+        lowered = {k.lower(): v for k, v in headers.items()}
+        if (ms := lowered.get("retry-after-ms")) is not None:
+            try:
+                return max(0.0, float(ms) / 1000)
+            except ValueError:
+                pass
+        if (value := lowered.get("retry-after")) is not None:
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                parsed = email.utils.parsedate_to_datetime(value) if value else None
+                if parsed is not None:
+                    return max(0.0, parsed.timestamp() - time.time())
+    return _google_retry_delay(body)
+
+
+def _google_retry_delay(body: Any) -> float | None:
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    if isinstance(body, list) and body:
+        body = body[0]
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error", body)
+    details = error.get("details") if isinstance(error, dict) else None
+    for detail in details or []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            match = re.fullmatch(r"\s*([\d.]+)s\s*", str(detail.get("retryDelay", "")))
+            if match:
+                return float(match.group(1))
+    return None
+
+
+def schema_instruction(schema_json: dict) -> str:
+    return JSON_ONLY_INSTRUCTION.format(schema=json.dumps(schema_json, ensure_ascii=False))
+
+
+def join_system(*parts: str) -> str:
+    return "\n\n".join(p for p in parts if p)

@@ -1,0 +1,248 @@
+"""Links that speak the OpenAI chat-completions protocol: Mistral, GLM, NVIDIA, DeepSeek, local.
+
+The servers differ in small, strict ways, written down per link in `Dialect`: Mistral refuses
+unknown fields (`stream_options`) and tool-call ids that are not 9 alphanumerics; NVIDIA's hosted
+Llama has no JSON mode. DeepSeek's `reasoning_content` is kept as a provider extra and sent
+back only to DeepSeek.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import openai
+from pydantic import BaseModel
+
+from app.llm.errors import FailureKind, LLMError
+from app.llm.http import link_http_client
+from app.llm.messages import (
+    ChatRequest,
+    Completed,
+    Message,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallReady,
+    Usage,
+)
+from app.llm.providers.base import (
+    ProviderAdapter,
+    join_system,
+    kind_for_status,
+    retry_after_seconds,
+    schema_instruction,
+)
+from app.llm.schemas import portable_schema
+from app.llm.settings import LinkSettings, Timeouts
+from app.llm.tool_ids import common_id, mistral_id, new_call_id
+
+log = logging.getLogger(__name__)
+
+REASONING_FIELD = "reasoning_content"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    tool_call_id: Callable[[str], str] = common_id
+    stream_usage_option: bool = True
+    tool_result_name: bool = False
+    json_mode: bool = True
+
+
+DIALECTS: dict[str, Dialect] = {
+    "mistral": Dialect(tool_call_id=mistral_id, stream_usage_option=False, tool_result_name=True),
+    "glm": Dialect(stream_usage_option=False),
+    "nvidia": Dialect(json_mode=False),
+}
+
+
+class OpenAICompatAdapter(ProviderAdapter):
+    def __init__(self, link: LinkSettings, timeouts: Timeouts):
+        super().__init__(link, timeouts)
+        self.dialect = DIALECTS.get(link.name, Dialect())
+        self._http, self._transport = link_http_client(timeouts)
+        self._client = openai.OpenAI(
+            api_key=link.api_key or "no-key",
+            base_url=link.base_url,
+            max_retries=0,
+            timeout=timeouts.total,
+            http_client=self._http,
+        )
+
+    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
+        params = self._params(request)
+        if self.dialect.stream_usage_option:
+            params["stream_options"] = {"include_usage": True}
+        sdk_stream = None
+        try:
+            with self._transport.watching(read_timeout=self.timeouts.first_event, opened=[]):
+                sdk_stream = self._client.chat.completions.create(stream=True, **params)
+            yield from self._events(sdk_stream)
+        except LLMError:
+            raise
+        except Exception as exc:  # every SDK/transport exception becomes the taxonomy
+            raise self._translate(exc) from exc
+        finally:
+            if sdk_stream is not None:
+                sdk_stream.close()
+
+    def complete_json(self, request: ChatRequest, schema: type[BaseModel]) -> str:
+        params = self._params(request, extra_system=schema_instruction(portable_schema(schema)), with_tools=False)
+        if self.dialect.json_mode:
+            params["response_format"] = {"type": "json_object"}
+        try:
+            with self._transport.watching(read_timeout=self.timeouts.total, opened=[]):
+                completion = self._client.chat.completions.create(**params)
+        except Exception as exc:
+            raise self._translate(exc) from exc
+        if not completion.choices:
+            raise self.failure(FailureKind.MALFORMED, 200, "completion without choices")
+        return completion.choices[0].message.content or ""
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- request ---------------------------------------------------------------------------------
+
+    def _params(self, request: ChatRequest, *, extra_system: str = "", with_tools: bool = True) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model, "messages": self._messages(request, extra_system)}
+        if with_tools and request.tools:
+            params["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": spec.name,
+                        "description": spec.description,
+                        "parameters": portable_schema(spec.args_model),
+                    },
+                }
+                for spec in request.tools
+            ]
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        return params
+
+    def _messages(self, request: ChatRequest, extra_system: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        system = join_system(request.system, extra_system)
+        if system:
+            out.append({"role": "system", "content": system})
+        out.extend(self._message(m) for m in request.messages)
+        return out
+
+    def _message(self, message: Message) -> dict[str, Any]:
+        if message.role == "tool":
+            result = {
+                "role": "tool",
+                "tool_call_id": self.dialect.tool_call_id(message.tool_call_id or ""),
+                "content": message.content,
+            }
+            if self.dialect.tool_result_name and message.name:
+                result["name"] = message.name
+            return result
+        if message.role != "assistant":
+            return {"role": message.role, "content": message.content}
+        assistant: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+        if message.tool_calls:
+            assistant["tool_calls"] = [
+                {
+                    "id": self.dialect.tool_call_id(call.id),
+                    "type": "function",
+                    "function": {
+                        "name": call.name,
+                        "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                    },
+                }
+                for call in message.tool_calls
+            ]
+        elif not message.content:
+            assistant["content"] = ""
+        assistant.update(message.provider_extras.get(self.name, {}))
+        return assistant
+
+    # -- response --------------------------------------------------------------------------------
+
+    def _events(self, sdk_stream: Any) -> Iterator[StreamEvent]:
+        pending: dict[int, dict[str, str]] = {}
+        finish_reason: str | None = None
+        usage: Usage | None = None
+        reasoning: list[str] = []
+        for chunk in sdk_stream:
+            if getattr(chunk, "usage", None):
+                usage = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+            for choice in chunk.choices or []:
+                delta = choice.delta
+                if delta is not None:
+                    if thought := getattr(delta, REASONING_FIELD, None):
+                        reasoning.append(thought)
+                    if delta.content:
+                        yield TextDelta(delta.content)
+                    for part in delta.tool_calls or []:
+                        index = part.index if part.index is not None else len(pending)
+                        for done in [i for i in pending if i < index]:
+                            yield ToolCallReady(self._tool_call(pending.pop(done)))
+                        slot = pending.setdefault(index, {"id": "", "name": "", "arguments": ""})
+                        if part.id:
+                            slot["id"] = slot["id"] or part.id
+                        if part.function is not None:
+                            if part.function.name:
+                                slot["name"] = part.function.name
+                            slot["arguments"] += part.function.arguments or ""
+                if choice.finish_reason:
+                    finish_reason = str(choice.finish_reason)
+        for index in sorted(pending):
+            yield ToolCallReady(self._tool_call(pending.pop(index)))
+        if finish_reason is None:
+            raise self.failure(FailureKind.MALFORMED, 200, "stream ended without a finish reason")
+        extras = {self.name: {REASONING_FIELD: "".join(reasoning)}} if reasoning else {}
+        yield Completed(self.name, self.model, finish_reason, usage, extras)
+
+    def _tool_call(self, slot: dict[str, str]) -> ToolCall:
+        if not slot["name"]:
+            raise self.failure(FailureKind.MALFORMED, 200, "tool call without a name")
+        try:
+            arguments = json.loads(slot["arguments"] or "{}")
+        except ValueError:
+            raise self.failure(FailureKind.MALFORMED, 200, f"tool call {slot['name']} has invalid JSON") from None
+        if not isinstance(arguments, dict):
+            raise self.failure(FailureKind.MALFORMED, 200, f"tool call {slot['name']} arguments are not an object")
+        return ToolCall(id=slot["id"] or new_call_id(), name=slot["name"], arguments=arguments)
+
+    def _translate(self, exc: Exception) -> LLMError:
+        if isinstance(exc, LLMError):
+            return exc
+        if isinstance(exc, openai.APIStatusError):
+            body_text = json.dumps(exc.body) if exc.body is not None else exc.response.text
+            return self.failure(
+                kind_for_status(exc.status_code, body_text),
+                exc.status_code,
+                exc.message,
+                retry_after=retry_after_seconds(exc.response.headers, exc.body),
+            )
+        if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
+            return self.failure(FailureKind.TIMEOUT, None, str(exc) or "timed out")
+        if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
+            return self.failure(FailureKind.CONNECTION, None, str(exc.__cause__ or exc))
+        if isinstance(exc, openai.APIResponseValidationError):
+            return self.failure(FailureKind.MALFORMED, exc.status_code, exc.message)
+        if isinstance(exc, openai.APIError):  # an error event inside a 200 stream
+            status = _status_in(exc.body)
+            return self.failure(kind_for_status(status, json.dumps(exc.body)), status, exc.message)
+        if isinstance(exc, ValueError):  # invalid JSON in the stream, or a response that does not parse
+            return self.failure(FailureKind.MALFORMED, 200, str(exc))
+        log.exception("unexpected failure from LLM link %s", self.name)
+        return self.failure(FailureKind.MALFORMED, None, f"{type(exc).__name__}: {exc}")
+
+
+def _status_in(body: Any) -> int | None:
+    code = body.get("code") if isinstance(body, dict) else None
+    try:
+        status = int(code) if code is not None else None
+    except (TypeError, ValueError):
+        return None
+    return status if status is not None and 400 <= status < 600 else None

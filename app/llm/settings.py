@@ -1,0 +1,196 @@
+"""The chain's line-up, read from the environment once at boot.
+
+The blocklist is a data-protection decision, not a tuning knob: it is checked before anything
+else, and in production it is pinned here, in committed code, so the environment can widen it
+but never narrow it. A line-up that leaves no link refuses to boot rather than serving a dead
+assistant.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.llm.errors import ChainConfigError
+
+log = logging.getLogger(__name__)
+
+ProviderKind = Literal["openai", "gemini"]
+
+
+@dataclass(frozen=True)
+class LinkDefaults:
+    kind: ProviderKind
+    base_url: str | None
+    model: str | None
+    key_names: tuple[str, ...] = ()
+    needs_key: bool = True
+
+
+CATALOGUE: dict[str, LinkDefaults] = {
+    "mistral": LinkDefaults("openai", "https://api.mistral.ai/v1", "mistral-small-latest", ("MISTRAL_API_KEY",)),
+    "gemini": LinkDefaults("gemini", None, "gemini-2.5-flash", ("GEMINI_API_KEY", "GOOGLE_API_KEY")),
+    "glm": LinkDefaults("openai", "https://api.z.ai/api/paas/v4", "glm-4.7-flash", ("GLM_API_KEY", "ZAI_API_KEY")),
+    "nvidia": LinkDefaults(
+        "openai", "https://integrate.api.nvidia.com/v1", "meta/llama-3.3-70b-instruct", ("NVIDIA_API_KEY",)
+    ),
+    "deepseek": LinkDefaults("openai", "https://api.deepseek.com", "deepseek-v4-flash", ("DEEPSEEK_API_KEY",)),
+    # Any self-hosted OpenAI-compatible server (Ollama, vLLM, llama.cpp): no defaults, no key needed.
+    "local": LinkDefaults("openai", None, None, (), needs_key=False),
+}
+
+DEFAULT_ORDER = ("mistral", "gemini", "glm", "nvidia", "deepseek")
+
+# Production pins (privacy policy: only EEA or adequacy-framework providers receive user data).
+PRODUCTION_ORDER = ("mistral", "gemini")
+PRODUCTION_BLOCKED = ("glm", "deepseek")
+
+NOT_CONFIGURED_HINT = (
+    "The assistant has no model configured. Set an API key for at least one link, for example "
+    "BEYOU_LLM_MISTRAL_API_KEY (or MISTRAL_API_KEY), or point BEYOU_LLM_LOCAL_BASE_URL and "
+    "BEYOU_LLM_LOCAL_MODEL at a local OpenAI-compatible server and add 'local' to BEYOU_LLM_ORDER."
+)
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    name: str
+    kind: ProviderKind
+    model: str
+    api_key: str | None
+    base_url: str | None
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Per-link budgets in seconds: connecting, waiting for the first event, the whole call."""
+
+    connect: float = 10.0
+    first_event: float = 60.0
+    total: float = 120.0
+
+
+@dataclass(frozen=True)
+class ChainSettings:
+    environment: str = "development"
+    order: tuple[str, ...] = DEFAULT_ORDER
+    blocked: tuple[str, ...] = ()
+    links: tuple[LinkSettings, ...] = ()
+    skipped: dict[str, str] = field(default_factory=dict)
+    timeouts: Timeouts = Timeouts()
+    cooldown_rate_limit: float = 300.0
+    cooldown_error: float = 30.0
+    redis_url: str | None = None
+    redis_prefix: str = "beyou:llm:cooldown:"
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.links)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> ChainSettings:
+        env = {k: v for k, v in environ.items() if v is not None}
+        environment = env.get("BEYOU_ENV", "development").strip().lower() or "development"
+        production = environment == "production"
+
+        default_order = PRODUCTION_ORDER if production else DEFAULT_ORDER
+        order = _names(env.get("BEYOU_LLM_ORDER"), default_order, "BEYOU_LLM_ORDER")
+        blocked = _names(env.get("BEYOU_LLM_BLOCKED"), (), "BEYOU_LLM_BLOCKED")
+        if production:
+            blocked = tuple(dict.fromkeys(PRODUCTION_BLOCKED + blocked))
+
+        wanted = [name for name in order if name not in blocked]
+        if not wanted:
+            raise ChainConfigError(_empty_chain_message(order, blocked))
+        for name in order:
+            if name in blocked:
+                log.warning("LLM link %s is blocked (BEYOU_LLM_BLOCKED) and will never be called", name)
+
+        links: list[LinkSettings] = []
+        skipped: dict[str, str] = {}
+        for name in wanted:
+            link, missing = _link_from_env(name, env)
+            if missing:
+                if production:
+                    raise ChainConfigError(
+                        f"LLM link '{name}' is in the production chain but has no {missing}. "
+                        f"Set it, or remove '{name}' with BEYOU_LLM_ORDER / BEYOU_LLM_BLOCKED "
+                        f"(BEYOU_LLM_ORDER={','.join(order)}; BEYOU_LLM_BLOCKED={','.join(blocked)})."
+                    )
+                log.warning("LLM link %s skipped: no %s", name, missing)
+                skipped[name] = f"no {missing}"
+                continue
+            links.append(link)
+        if links:
+            log.info("LLM chain: %s", " -> ".join(f"{lk.name}({lk.model})" for lk in links))
+        else:
+            log.warning("LLM chain is empty in %s: %s", environment, NOT_CONFIGURED_HINT)
+
+        return cls(
+            environment=environment,
+            order=order,
+            blocked=blocked,
+            links=tuple(links),
+            skipped=skipped,
+            timeouts=Timeouts(
+                connect=_seconds(env, "BEYOU_LLM_CONNECT_TIMEOUT", 10.0),
+                first_event=_seconds(env, "BEYOU_LLM_FIRST_EVENT_TIMEOUT", 60.0),
+                total=_seconds(env, "BEYOU_LLM_TOTAL_TIMEOUT", 120.0),
+            ),
+            cooldown_rate_limit=_seconds(env, "BEYOU_LLM_COOLDOWN_RATE_LIMIT", 300.0),
+            cooldown_error=_seconds(env, "BEYOU_LLM_COOLDOWN_ERROR", 30.0),
+            redis_url=env.get("BEYOU_REDIS_URL") or None,
+            redis_prefix=env.get("BEYOU_LLM_REDIS_PREFIX") or "beyou:llm:cooldown:",
+        )
+
+
+def _names(raw: str | None, default: tuple[str, ...], setting: str) -> tuple[str, ...]:
+    if raw is None:
+        return default
+    names = tuple(dict.fromkeys(n.strip().lower() for n in raw.split(",") if n.strip()))
+    unknown = [n for n in names if n not in CATALOGUE]
+    if unknown:
+        raise ChainConfigError(
+            f"{setting} names unknown LLM link(s) {', '.join(unknown)}; known links: {', '.join(CATALOGUE)}"
+        )
+    return names
+
+
+def _link_from_env(name: str, env: Mapping[str, str]) -> tuple[LinkSettings, str | None]:
+    """Returns the link and what it is missing to be callable (None when complete)."""
+    defaults = CATALOGUE[name]
+    prefix = f"BEYOU_LLM_{name.upper()}_"
+    api_key = env.get(prefix + "API_KEY") or next((env[k] for k in defaults.key_names if env.get(k)), None)
+    model = env.get(prefix + "MODEL") or defaults.model
+    base_url = env.get(prefix + "BASE_URL") or defaults.base_url
+    link = LinkSettings(name, defaults.kind, model or "", (api_key or "").strip() or None, base_url)
+    if defaults.needs_key and not link.api_key:
+        return link, f"API key ({prefix}API_KEY)"
+    if not model:
+        return link, f"model ({prefix}MODEL)"
+    if defaults.kind == "openai" and not base_url:
+        return link, f"base URL ({prefix}BASE_URL)"
+    return link, None
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ChainConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise ChainConfigError(f"{name} must be positive, got {raw!r}")
+    return value
+
+
+def _empty_chain_message(order: tuple[str, ...], blocked: tuple[str, ...]) -> str:
+    return (
+        "The LLM chain is empty: every link of BEYOU_LLM_ORDER "
+        f"({','.join(order) or '(empty)'}) is in BEYOU_LLM_BLOCKED ({','.join(blocked) or '(empty)'}). "
+        "Widen the order or narrow the blocklist; the app will not boot without a chain."
+    )

@@ -1,0 +1,80 @@
+"""What a fake provider answers: one `Reply` per request, queued per provider.
+
+A reply describes the answer in protocol-neutral words (text chunks, tool calls, a status, a cut)
+and the wire modules render it as chat-completions chunks or Gemini SSE events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class FakeCall:
+    name: str
+    arguments: dict = field(default_factory=dict)
+    id: str | None = None
+    thought_signature: str | None = None  # Gemini: base64 (url-safe) bytes
+
+
+@dataclass
+class Reply:
+    text: list[str] = field(default_factory=list)
+    tool_calls: list[FakeCall] = field(default_factory=list)
+    pace: float = 0.0  # seconds between chunks
+    first_byte_delay: float = 0.0  # seconds before the status line
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None  # an error body: dict (sent as JSON) or raw str
+    cut_after: int | None = None  # drop the connection after this many content chunks
+    error_after: int | None = None  # an error object inside the 200 stream after N content chunks
+    error_code: int = 500
+    garbage_after: int | None = None  # invalid JSON after N content chunks
+    finish_reason: str | None = None  # default: stop / tool_calls (STOP for Gemini)
+    usage: tuple[int, int] | None = (11, 7)
+    reasoning: str | None = None  # DeepSeek reasoning_content / a Gemini thought part
+    text_signature: str | None = None  # Gemini thoughtSignature on the first text part
+
+    # -- builders for readable tests ---------------------------------------------------------
+
+    @classmethod
+    def says(cls, *chunks: str, **kw: Any) -> Reply:
+        return cls(text=list(chunks), **kw)
+
+    @classmethod
+    def calls(cls, *calls: FakeCall, **kw: Any) -> Reply:
+        return cls(tool_calls=list(calls), **kw)
+
+    @classmethod
+    def fails(cls, status: int, body: Any = None, headers: dict[str, str] | None = None, **kw: Any) -> Reply:
+        return cls(status=status, body=body, headers=headers or {}, **kw)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Reply:
+        data = dict(data)
+        data["tool_calls"] = [FakeCall(**c) for c in data.get("tool_calls", [])]
+        if isinstance(data.get("text"), str):
+            data["text"] = [data["text"]]
+        if data.get("usage") is not None:
+            data["usage"] = tuple(data["usage"])
+        return cls(**data)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def fault_after(self) -> int | None:
+        """After how many content chunks the stream breaks (cut, error event or garbage)."""
+        return next((n for n in (self.cut_after, self.error_after, self.garbage_after) if n is not None), None)
+
+    @property
+    def joined_text(self) -> str:
+        return "".join(self.text)
+
+
+def echo_reply(last_user_text: str) -> Reply:
+    """The default when nothing is scripted: repeat the last user message, in two chunks."""
+    text = f"echo: {last_user_text}"
+    middle = max(1, len(text) // 2)
+    return Reply.says(text[:middle], text[middle:])

@@ -1,0 +1,237 @@
+"""A local HTTP server that speaks like the model providers, scripted per test.
+
+One server plays several providers by path prefix: `/<provider>/v1/chat/completions` is the
+OpenAI-compatible protocol, `/<provider>/<version>/models/<model>:streamGenerateContent` (and
+`:generateContent`) is Gemini's. Each provider has its own queue of `Reply`s; an empty queue
+echoes the last user message. Every request is recorded, so tests assert what was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.fakes import strict, wire
+from tests.fakes.script import Reply, echo_reply
+
+
+@dataclass
+class RecordedRequest:
+    provider: str
+    protocol: str  # "openai" | "gemini"
+    path: str
+    headers: dict[str, str]  # lower-cased names
+    body: Any
+    streamed: bool
+    problems: list[str] = field(default_factory=list)  # what a strict provider would refuse
+    frames_sent: int = 0
+    disconnected: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def messages(self) -> list[dict]:
+        """The chat-completions messages (OpenAI protocol) or Gemini contents."""
+        return self.body.get("messages") or self.body.get("contents") or []
+
+
+class FakeProviders:
+    """`with FakeProviders() as fake:` starts it on an ephemeral port of 127.0.0.1."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0):
+        self._queues: dict[str, deque[Reply]] = defaultdict(deque)
+        self._records: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._server = _QuietServer((host, port), _handler_for(self))
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def base_url(self, provider: str, protocol: str = "openai") -> str:
+        """What to put in `BEYOU_LLM_<NAME>_BASE_URL` for this provider."""
+        return f"{self.url}/{provider}" + ("/v1" if protocol == "openai" else "")
+
+    def start(self) -> FakeProviders:
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-providers", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeProviders:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- scripting and inspection ----------------------------------------------------------------
+
+    def script(self, provider: str, *replies: Reply) -> None:
+        with self._lock:
+            self._queues[provider].extend(replies)
+
+    def load(self, script: dict[str, list[dict]]) -> None:
+        """Queues replies from a JSON-shaped script: `{"mistral": [{"text": ["Hi"]}, ...]}`."""
+        for provider, replies in script.items():
+            self.script(provider, *(Reply.from_dict(r) for r in replies))
+
+    def requests(self, provider: str | None = None) -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self._records if provider is None or r.provider == provider]
+
+    def reset(self) -> None:
+        with self._lock:
+            self._queues.clear()
+            self._records.clear()
+
+    def _next_reply(self, provider: str, last_user_text: str) -> Reply:
+        with self._lock:
+            queue = self._queues[provider]
+            return queue.popleft() if queue else echo_reply(last_user_text)
+
+    def _record(self, record: RecordedRequest) -> None:
+        with self._lock:
+            self._records.append(record)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up (timeouts, cancelled turns) are part of the script, not errors."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def _handler_for(fake: FakeProviders) -> type[BaseHTTPRequestHandler]:
+    class Handler(_ProviderHandler):
+        providers = fake
+
+    return Handler
+
+
+class _ProviderHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # small SSE frames must leave at once, as from a real provider
+    providers: FakeProviders
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet in tests
+        pass
+
+    def do_POST(self) -> None:
+        parts = urlsplit(self.path)
+        provider = parts.path.strip("/").split("/", 1)[0]
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {"_raw": raw.decode(errors="replace")}
+
+        if parts.path.endswith("/chat/completions"):
+            protocol, streamed = "openai", bool(body.get("stream"))
+            model = body.get("model", "fake-model")
+        elif ":streamGenerateContent" in parts.path or ":generateContent" in parts.path:
+            protocol, streamed = "gemini", ":streamGenerateContent" in parts.path
+            model = parts.path.rsplit("/", 1)[-1].split(":", 1)[0]
+        else:
+            self._send_json(404, {"error": {"message": f"no fake route for {parts.path}"}})
+            return
+
+        problems = strict.openai_problems(body, provider) if protocol == "openai" else strict.gemini_problems(body)
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        record = RecordedRequest(provider, protocol, self.path, headers, body, streamed, problems)
+        self.providers._record(record)
+        if problems:
+            self._send_json(400, {"error": {"code": 400, "message": "; ".join(problems), "status": "INVALID_ARGUMENT"}})
+            return
+        reply = self.providers._next_reply(provider, _last_user_text(protocol, body))
+        try:
+            self._answer(record, reply, model)
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            record.disconnected.set()
+            self.close_connection = True
+        finally:
+            record.finished.set()
+
+    def _answer(self, record: RecordedRequest, reply: Reply, model: str) -> None:
+        if reply.first_byte_delay:
+            time.sleep(reply.first_byte_delay)
+        if reply.status != 200:
+            body = reply.body
+            if body is None:
+                body = (wire.openai_error_body if record.protocol == "openai" else wire.gemini_error_body)(reply.status)
+            self._send_json(reply.status, body, reply.headers)
+            return
+        if not record.streamed:
+            if reply.garbage_after is not None:
+                self._send_raw(200, b'{"choices": [ {"message": ', "application/json", reply.headers)
+                return
+            render = wire.openai_completion if record.protocol == "openai" else wire.gemini_response
+            self._send_json(200, render(reply, model), reply.headers)
+            return
+        frames = (wire.openai_stream if record.protocol == "openai" else wire.gemini_stream)(reply, model)
+        self._stream(record, frames, reply)
+
+    def _stream(self, record: RecordedRequest, frames: list[wire.Frame], reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for index, frame in enumerate(frames):
+            if index and reply.pace:
+                time.sleep(reply.pace)
+            if frame.control == wire.CUT:
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
+            data = frame.payload if isinstance(frame.payload, str) else "data: " + json.dumps(frame.payload)
+            self._chunk((data + "\n\n").encode())
+            record.frames_sent += 1
+        self._chunk(b"")
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        self._send_raw(status, raw, "application/json", headers or {})
+
+    def _send_raw(self, status: int, raw: bytes, content_type: str, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(raw)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(raw)
+        self.wfile.flush()
+
+
+def _last_user_text(protocol: str, body: dict) -> str:
+    if protocol == "openai":
+        users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+        content = users[-1].get("content", "") if users else ""
+        return content if isinstance(content, str) else json.dumps(content)
+    for content in reversed(body.get("contents", [])):
+        texts = [p["text"] for p in content.get("parts", []) if content.get("role") == "user" and "text" in p]
+        if texts:
+            return " ".join(texts)
+    return ""

@@ -1,0 +1,197 @@
+"""Renders a `Reply` in each provider's wire format.
+
+A stream is a list of `Frame`s: a JSON payload to send as one SSE event, or a marker telling the
+server to cut the connection. The server walks the frames at the reply's pace.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tests.fakes.script import Reply
+
+CUT = "cut"
+GARBAGE = 'data: {"choices": [{"delta": {"content": "unterminated'
+
+
+@dataclass
+class Frame:
+    payload: Any = None  # dict → `data: <json>`; str → sent raw (garbage)
+    control: str | None = None
+    content: bool = False  # counts as a content chunk for cut/error/garbage positions
+
+
+# -- OpenAI chat completions ------------------------------------------------------------------------
+
+
+def openai_stream(reply: Reply, model: str) -> list[Frame]:
+    base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+
+    def chunk(delta: dict, finish: str | None = None, **extra: Any) -> dict:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+
+    content: list[Frame] = []
+    if reply.reasoning:
+        content.append(Frame(chunk({"reasoning_content": reply.reasoning})))
+    content += [Frame(chunk({"content": piece}), content=True) for piece in reply.text]
+    for index, call in enumerate(reply.tool_calls):
+        arguments = json.dumps(call.arguments)
+        middle = len(arguments) // 2
+        head = {
+            "index": index,
+            "id": call.id or f"call_{index}_fake",
+            "type": "function",
+            "function": {"name": call.name, "arguments": arguments[:middle]},
+        }
+        content.append(Frame(chunk({"tool_calls": [head]}), content=True))
+        tail = {"index": index, "function": {"arguments": arguments[middle:]}}
+        content.append(Frame(chunk({"tool_calls": [tail]}), content=True))
+
+    frames = [Frame(chunk({"role": "assistant", "content": ""}))]
+    frames += _with_faults(content, reply, error=lambda: {"error": _openai_error(reply.error_code)})
+    if reply.fault_after is not None:
+        return frames
+    finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+    frames.append(Frame(chunk({}, finish)))
+    if reply.usage:
+        prompt, completion = reply.usage
+        usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        frames.append(Frame({**base, "choices": [], "usage": usage}))
+    frames.append(Frame("data: [DONE]"))
+    return frames
+
+
+def openai_completion(reply: Reply, model: str) -> dict:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.joined_text or None}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id or f"call_{i}_fake",
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+            }
+            for i, call in enumerate(reply.tool_calls)
+        ]
+    prompt, completion = reply.usage or (0, 0)
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"),
+            }
+        ],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
+
+
+def openai_error_body(status: int) -> dict:
+    return {"error": _openai_error(status)}
+
+
+def _openai_error(status: int) -> dict:
+    kind = {429: "rate_limit_exceeded", 401: "invalid_api_key"}.get(status, "server_error")
+    return {"message": f"fake provider error {status}", "type": kind, "code": status}
+
+
+# -- Gemini generateContent --------------------------------------------------------------------------
+
+
+def gemini_stream(reply: Reply, model: str) -> list[Frame]:
+    def event(parts: list[dict], finish: str | None = None) -> dict:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        if finish:
+            candidate["finishReason"] = finish
+        return {"candidates": [candidate], "modelVersion": model, "responseId": "fake"}
+
+    content: list[Frame] = []
+    if reply.reasoning:
+        content.append(Frame(event([{"text": reply.reasoning, "thought": True}])))
+    for i, piece in enumerate(reply.text):
+        part: dict[str, Any] = {"text": piece}
+        if i == 0 and reply.text_signature:
+            part["thoughtSignature"] = reply.text_signature
+        content.append(Frame(event([part]), content=True))
+    if reply.tool_calls:
+        content.append(Frame(event([_gemini_call_part(call) for call in reply.tool_calls]), content=True))
+
+    frames = _with_faults(content, reply, error=lambda: gemini_error_body(reply.error_code))
+    if reply.fault_after is not None:
+        return frames
+    final = event([{"text": ""}], reply.finish_reason or "STOP")
+    if reply.usage:
+        prompt, completion = reply.usage
+        final["usageMetadata"] = {
+            "promptTokenCount": prompt,
+            "candidatesTokenCount": completion,
+            "totalTokenCount": prompt + completion,
+        }
+    frames.append(Frame(final))
+    return frames
+
+
+def gemini_response(reply: Reply, model: str) -> dict:
+    parts: list[dict] = []
+    if reply.text:
+        parts.append({"text": reply.joined_text})
+    parts += [_gemini_call_part(call) for call in reply.tool_calls]
+    prompt, completion = reply.usage or (0, 0)
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": reply.finish_reason or "STOP", "index": 0}
+        ],
+        "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": completion},
+        "modelVersion": model,
+    }
+
+
+def gemini_error_body(status: int, retry_delay: str | None = None) -> dict:
+    names = {429: "RESOURCE_EXHAUSTED", 401: "UNAUTHENTICATED", 400: "INVALID_ARGUMENT", 503: "UNAVAILABLE"}
+    error: dict[str, Any] = {
+        "code": status,
+        "message": f"fake provider error {status}",
+        "status": names.get(status, "INTERNAL"),
+    }
+    if retry_delay:
+        error["details"] = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay}]
+    return {"error": error}
+
+
+def _gemini_call_part(call: Any) -> dict:
+    function_call: dict[str, Any] = {"name": call.name, "args": call.arguments}
+    if call.id:
+        function_call["id"] = call.id
+    part: dict[str, Any] = {"functionCall": function_call}
+    if call.thought_signature:
+        part["thoughtSignature"] = call.thought_signature
+    return part
+
+
+# -- faults shared by both protocols ---------------------------------------------------------------
+
+
+def _with_faults(content: list[Frame], reply: Reply, *, error: Any) -> list[Frame]:
+    """The content frames, cut short by the reply's fault (if any) after N content chunks."""
+    if reply.fault_after is None:
+        return content
+    frames: list[Frame] = []
+    seen = 0
+    for frame in content:
+        if seen >= reply.fault_after:
+            break
+        frames.append(frame)
+        seen += frame.content
+    if reply.cut_after is not None:
+        frames.append(Frame(control=CUT))
+    elif reply.error_after is not None:
+        frames.append(Frame(error()))
+    else:
+        frames.append(Frame(GARBAGE))
+    return frames

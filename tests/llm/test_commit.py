@@ -1,0 +1,80 @@
+"""After output is committed the chain never switches model silently."""
+
+import pytest
+
+from app.llm import ChatRequest, Message, StreamInterrupted, TextDelta, ToolSpec
+from tests.fakes import FakeCall, Reply
+from tests.llm.shapes import HabitArgs
+
+KINDS = {"openai-compatible": "mistral", "gemini": "gemini"}
+
+
+def ask():
+    return ChatRequest(messages=[Message.user("Tell me a story")], tools=[ToolSpec("createHabit", "Create", HabitArgs)])
+
+
+@pytest.mark.parametrize("first", KINDS.values(), ids=KINDS.keys())
+@pytest.mark.parametrize("fault", ["cut_after", "error_after", "garbage_after"])
+def test_failure_after_first_token_raises_interruption_with_partial_text(fake, make_chain, first, fault):
+    fake.script(first, Reply.says("Once", " upon", " a time", **{fault: 2}))
+    chain = make_chain(f"{first},glm")
+    seen = []
+    with pytest.raises(StreamInterrupted) as interrupted:
+        for event in chain.stream(ask()):
+            if isinstance(event, TextDelta):
+                seen.append(event.text)
+
+    assert interrupted.value.key == "AI_STREAM_INTERRUPTED"
+    assert interrupted.value.link == first
+    assert interrupted.value.partial_text == "Once upon" == "".join(seen)
+    assert fake.requests("glm") == []
+
+
+def test_openai_interruption_after_a_complete_tool_call_carries_it(fake, make_chain):
+    calls = (FakeCall("createHabit", {"name": "Read"}), FakeCall("createHabit", {"name": "Run"}))
+    fake.script("mistral", Reply.calls(*calls, cut_after=3))  # call 1 whole, call 2 started
+    chain = make_chain("mistral,glm")
+    with pytest.raises(StreamInterrupted) as interrupted:
+        list(chain.stream(ask()))
+    assert [c.arguments for c in interrupted.value.partial_tool_calls] == [{"name": "Read"}]
+    assert fake.requests("glm") == []
+
+
+def test_gemini_interruption_after_a_tool_call_carries_it(fake, make_chain):
+    fake.script("gemini", Reply.calls(FakeCall("createHabit", {"name": "Read"}), cut_after=1))
+    chain = make_chain("gemini,glm")
+    with pytest.raises(StreamInterrupted) as interrupted:
+        list(chain.stream(ask()))
+    assert [c.name for c in interrupted.value.partial_tool_calls] == ["createHabit"]
+    assert fake.requests("glm") == []
+
+
+def test_interrupted_link_still_cools_down(fake, make_chain):
+    fake.script("mistral", Reply.says("Once", " upon", cut_after=1))
+    chain = make_chain("mistral,glm")
+    with pytest.raises(StreamInterrupted):
+        list(chain.stream(ask()))
+    assert {s.name: s.status for s in chain.link_states()}["mistral"] == "cooling"
+
+
+@pytest.mark.parametrize("first", KINDS.values(), ids=KINDS.keys())
+def test_closing_the_stream_stops_the_http_stream(fake, make_chain, first):
+    fake.script(first, Reply.says(*["word "] * 200, pace=0.01))
+    chain = make_chain(first)
+    events = chain.stream(ask())
+    assert isinstance(next(events), TextDelta)
+    events.close()
+
+    (request,) = fake.requests(first)
+    assert request.disconnected.wait(2), "the fake kept streaming to a closed turn"
+    assert request.frames_sent < 200
+
+
+def test_total_budget_exceeded_after_commit_interrupts_the_stream(fake, make_chain):
+    fake.script("mistral", Reply.says(*["slow "] * 20, pace=0.05))
+    chain = make_chain("mistral,glm", BEYOU_LLM_TOTAL_TIMEOUT="0.3")
+    with pytest.raises(StreamInterrupted) as interrupted:
+        list(chain.stream(ask()))
+    assert interrupted.value.cause.kind.value == "timeout"
+    assert interrupted.value.partial_text.startswith("slow ")
+    assert fake.requests("glm") == []
