@@ -5,7 +5,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import llm, mail
+from app import agent, llm, mail
 from app.config import profile
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate, sock
 
@@ -38,6 +38,7 @@ def create_app(config_name=None, **overrides):
     sock.init_app(app)
     mail.init_app(app)
     llm.init_app(app)  # a chain that cannot be built stops the boot here
+    agent.init_app(app)
 
     from app.web import i18n, sessions
 

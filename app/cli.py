@@ -1,10 +1,14 @@
-"""Command-line commands: `flask seed-demo`, `flask users make-admin EMAIL`."""
+"""Command-line commands: `flask seed-demo`, `flask users make-admin EMAIL`, `flask day-close`,
+`flask clock`."""
+
+import time
 
 import click
 from flask import current_app
 from flask.cli import AppGroup, with_appcontext
 
-from app.services import accounts
+from app.extensions import db
+from app.services import accounts, day_close
 from app.services.errors import NotFound
 
 users_cli = AppGroup("users", help="Manage accounts.")
@@ -30,6 +34,33 @@ def seed_demo():
     click.echo(("Created" if created else "Already there:") + f" demo account {email} / password {password}")
 
 
+@click.command("day-close")
+@with_appcontext
+def close_days():
+    """Close every finished local day not closed yet (idempotent; safe to run at any time)."""
+    report = day_close.close_days()
+    click.echo(f"Closed {report.days} day(s) for {report.users} user(s).")
+    if report.failed:
+        raise click.ClickException(f"The close failed for {len(report.failed)} user(s); see the log.")
+
+
+@click.command("clock")
+@click.option("--every", default=600, show_default=True, help="Seconds between two day closes.")
+@with_appcontext
+def clock(every):
+    """Run the day close now and then every few minutes, for ever (the Procfile's clock process).
+
+    Each user's day closes shortly after their own midnight, whatever their time zone."""
+    while True:
+        report = day_close.close_days()
+        if report.days or report.failed:
+            click.echo(f"Closed {report.days} day(s) for {report.users} user(s); {len(report.failed)} failed.")
+        db.session.remove()  # no rows held between runs
+        time.sleep(max(every, 1))
+
+
 def init_app(app):
     app.cli.add_command(users_cli)
     app.cli.add_command(seed_demo)
+    app.cli.add_command(close_days)
+    app.cli.add_command(clock)

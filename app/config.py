@@ -60,6 +60,13 @@ class Config:
     RATELIMIT_HEADERS_ENABLED = True
     RATELIMIT_STRATEGY = "moving-window"
 
+    # The assistant
+    AGENT_TURN_SECONDS = int(_env("BEYOU_AGENT_TURN_SECONDS", "180"))
+    AGENT_MAX_ROUNDS = 8  # model calls (tool rounds) in one turn
+    AGENT_HEARTBEAT_SECONDS = float(_env("BEYOU_AGENT_HEARTBEAT_SECONDS", "15"))
+    AGENT_STREAMS_PER_USER = 2
+    AGENT_RATE_LIMIT = _env("BEYOU_AGENT_RATE_LIMIT", "30 per hour")
+
     DEMO_EMAIL = "demo@beyou.app"
     DEMO_PASSWORD = "beyou-demo-2026"
 

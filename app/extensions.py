@@ -38,8 +38,12 @@ limiter = Limiter(key_func=get_remote_address, default_limits=[])
 @event.listens_for(Engine, "connect")
 def _sqlite_enforces_foreign_keys(dbapi_connection, _record):
     """SQLite ignores ON DELETE rules unless asked; the domain relies on them (account deletion,
-    refusing to delete a category in use)."""
+    refusing to delete a category in use). WAL lets background turns read while requests write."""
     if type(dbapi_connection).__module__.startswith("sqlite3"):
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
+        # Readers do not block the writer (a streaming turn reads while a page writes).
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # with WAL: safe, and commits skip an fsync
+        cursor.execute("PRAGMA busy_timeout=5000")
         cursor.close()

@@ -1,6 +1,9 @@
 """SQLAlchemy models, one module per domain. Importing this package registers every table."""
 
+from app.models.agent import Chat, ChatMessage, Turn
 from app.models.categories import Category
+from app.models.checks import DayCloseMark, EntryCheck
+from app.models.feedback import Feedback, FeedbackKind, FeedbackStatus
 from app.models.goals import Goal, GoalStatus, GoalTerm
 from app.models.habits import Habit
 from app.models.history import DayOutcome, Outcome, OwnerType, XpDay
@@ -10,8 +13,15 @@ from app.models.user import ConstanceMode, User, XpDecay
 
 __all__ = [
     "Category",
+    "Chat",
+    "ChatMessage",
     "ConstanceMode",
+    "DayCloseMark",
     "DayOutcome",
+    "EntryCheck",
+    "Feedback",
+    "FeedbackKind",
+    "FeedbackStatus",
     "Goal",
     "GoalStatus",
     "GoalTerm",
@@ -24,6 +34,7 @@ __all__ = [
     "RoutineSection",
     "ScheduleDay",
     "Task",
+    "Turn",
     "User",
     "XpDay",
     "XpDecay",

@@ -47,6 +47,8 @@ class User(UserMixin, HasXp, HasStreak, db.Model):
     widgets: Mapped[list] = mapped_column(JSON, default=list)  # dashboard widget ids, in order
     tutorial_done: Mapped[bool] = mapped_column(Boolean, default=False)
     max_constance: Mapped[int] = mapped_column(Integer, default=0)
+    # The assistant's global memory note about this person (≤ 2000), written whole by its tool.
+    assistant_note: Mapped[str | None] = mapped_column(String(2000))
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     # Bumped when the password changes: every session signed with the old value ends.
     session_version: Mapped[int] = mapped_column(Integer, default=1)

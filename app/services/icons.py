@@ -5,6 +5,8 @@ nothing. Ids are stable strings: a Feather id ("book") or "emoji-<name>". Unknow
 resolve to DEFAULT, so a stale or invented id (from an old client or a model) never breaks a page.
 """
 
+from functools import cache
+
 from flask_babel import lazy_gettext as _l
 
 DEFAULT = "star"
@@ -109,6 +111,7 @@ def grouped():
     return [(key, label, by_group.get(key, [])) for key, (label, _ids) in GROUPS.items()]
 
 
+@cache
 def catalogue_for_prompt():
     """A compact "area: ids" listing, for the assistant's prompt."""
     return "\n".join(f"{key}: {', '.join(ids)}" for key, _label, ids in grouped())

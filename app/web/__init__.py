@@ -1,22 +1,51 @@
 """The web layer: one blueprint per page area, plus what every response shares."""
 
-from flask import g, request
+from flask import g, has_request_context, request
 from flask_babel import get_locale
 from flask_login import current_user
 
 from app import events
 from app.services import icons
-from app.web import admin, auth, dashboard, errors, navigation, system
+from app.web import (
+    admin,
+    agent,
+    auth,
+    categories,
+    configuration,
+    dashboard,
+    errors,
+    feedback,
+    goals,
+    habits,
+    navigation,
+    routines,
+    system,
+    tasks,
+)
 
 
 def init_app(app):
-    for blueprint in (auth.bp, dashboard.bp, admin.bp, system.bp):
+    for blueprint in (
+        auth.bp,
+        dashboard.bp,
+        admin.bp,
+        system.bp,
+        categories.bp,
+        habits.bp,
+        tasks.bp,
+        goals.bp,
+        configuration.bp,
+        feedback.bp,
+        agent.bp,
+        routines.bp,
+    ):
         app.register_blueprint(blueprint)
     errors.init_app(app)
 
     @app.context_processor
     def shell_context():
-        theme = current_user.theme if current_user.is_authenticated else "system"
+        signed_in = has_request_context() and current_user.is_authenticated
+        theme = current_user.theme if signed_in else "system"
         return {
             "nav_areas": navigation.AREAS,
             "theme": theme,

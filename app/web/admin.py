@@ -2,12 +2,13 @@
 
 from functools import wraps
 
-from flask import Blueprint, Response, abort
+from flask import Blueprint, Response, abort, render_template, request
 from flask_login import current_user, login_required
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from app.llm import current_chain
-from app.web.rendering import render_page
+from app.services import feedback
+from app.web.rendering import render_page, trigger
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -44,3 +45,32 @@ def llm_chain():
 def metrics():
     """Prometheus metrics of this worker process, for admins (scrape with a session cookie)."""
     return Response(generate_latest(), mimetype=CONTENT_TYPE_LATEST)
+
+
+@bp.get("/feedback")
+@admin_required
+def feedback_inbox():
+    """Every user's feedback, newest first, filtered by status and kind."""
+    filters = {"status": request.args.get("status", ""), "kind": request.args.get("kind", "")}
+    return render_page(
+        "admin/feedback.html",
+        "admin/feedback_list.html",
+        items=feedback.inbox(current_user, **filters),
+        counts=feedback.counts(current_user),
+        filters=filters,
+    )
+
+
+@bp.post("/feedback/<feedback_id>/status")
+@admin_required
+def feedback_status(feedback_id):
+    """Change one submission's triage status in place; the count tiles refresh themselves."""
+    item = feedback.set_status(current_user, feedback_id, request.form.get("status"))
+    trigger("feedback:triaged")
+    return render_template("admin/feedback_row.html", item=item)
+
+
+@bp.get("/feedback/counts")
+@admin_required
+def feedback_counts():
+    return render_template("admin/feedback_counts.html", counts=feedback.counts(current_user))

@@ -9,7 +9,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from app.extensions import limiter
 from app.mail import send_mail
-from app.services import accounts
+from app.services import accounts, assistant
 from app.services.errors import DomainError
 from app.web.forms import form_refused
 
@@ -77,6 +77,7 @@ def _start_session(user, remember):
 @bp.post("/logout")
 @login_required
 def logout():
+    assistant.cancel_turns(current_user)  # signing out stops any answer still being written
     logout_user()
     session.clear()
     flash(_("You are signed out."), "info")

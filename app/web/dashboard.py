@@ -1,12 +1,28 @@
-"""The signed-in home, and the honest "coming soon" state of areas not built yet."""
+"""The signed-in home: a greeting, the streak, today's routine with check and skip in place, the
+widgets the user chose (each its own fragment that refreshes on its domain), and the goals ahead.
+Also the honest "coming soon" state of areas not built yet."""
 
-from flask import Blueprint, abort, redirect, url_for
+import math
+from datetime import datetime, timedelta
+
+from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
+from app.services import streaks, today, widgets
+from app.services.progress import user_zone
 from app.web.navigation import BY_SLUG
 from app.web.rendering import render_page
 
 bp = Blueprint("dashboard", __name__)
+
+HEATMAP_WEEKS = 16
+STRIP_DAYS = 28
+RADAR_AXES = 6
+TIP_COUNT = 8
+
+
+def me():
+    return current_user._get_current_object()
 
 
 @bp.get("/")
@@ -19,7 +35,38 @@ def home():
 @bp.get("/dashboard")
 @login_required
 def index():
-    return render_page("dashboard/page.html", active="dashboard")
+    user = me()
+    now = datetime.now(user_zone(user))
+    chosen = [widget_id for widget_id in (user.widgets or []) if widget_id in WIDGETS]
+    return render_page(
+        "dashboard/page.html",
+        active="dashboard",
+        now=now,
+        day_part=_day_part(now.hour),
+        plan=today.today_routine(user, now.date()),
+        constance=streaks.constance(user, now.date()),
+        widgets=[(widget_id, WIDGETS[widget_id][0], _widget_context(widget_id, user)) for widget_id in chosen],
+        configuration_url=BY_SLUG["configuration"].url,
+    )
+
+
+@bp.get("/dashboard/constance")
+@login_required
+def constance_chip():
+    return render_template("dashboard/_constance_chip.html", constance=streaks.constance(me()))
+
+
+@bp.get("/dashboard/widgets/<widget_id>")
+@login_required
+def widget(widget_id):
+    if widget_id not in WIDGETS:
+        abort(404)
+    return render_template(
+        "dashboard/_widget.html",
+        widget_id=widget_id,
+        domains=WIDGETS[widget_id][0],
+        data=_widget_context(widget_id, me()),
+    )
 
 
 @bp.get("/soon/<area>")
@@ -29,3 +76,103 @@ def coming_soon(area):
     if found is None or found.endpoint:
         abort(404)
     return render_page("dashboard/coming_soon.html", area=found, active=found.slug)
+
+
+def _day_part(hour):
+    if 5 <= hour < 12:
+        return "morning"
+    if 12 <= hour < 17:
+        return "afternoon"
+    if 17 <= hour < 21:
+        return "evening"
+    return "night"
+
+
+# Widgets ------------------------------------------------------------------------------------------
+
+
+def _daily_progress(user):
+    plan = today.today_routine(user)
+    return {"plan": plan, "percent": round(100 * plan.done / plan.total) if plan and plan.total else 0}
+
+
+def _level_progress(user):
+    return {"owner": user}
+
+
+def _constance(user):
+    history = streaks.history(user, "USER", start=streaks.today_for(user) - timedelta(days=STRIP_DAYS - 1))
+    return {"constance": streaks.constance(user), "history": history}
+
+
+def _heatmap(user):
+    """16 weeks, Monday to Sunday, ending with the current week, as SVG cells."""
+    current = streaks.today_for(user)
+    start = current - timedelta(days=current.weekday() + 7 * (HEATMAP_WEEKS - 1))
+    history = streaks.history(user, "USER", start=start, end=current)
+    cells = [
+        {"day": day, "outcome": outcome, "x": ((day - start).days // 7) * 14, "y": day.weekday() * 14}
+        for day, outcome in history.days
+    ]
+    return {"cells": cells, "today": current, "width": HEATMAP_WEEKS * 14, "height": 7 * 14}
+
+
+def _category_balance(user):
+    """A radar of XP across the top categories, scaled to the strongest one."""
+    top = streaks.categories_by_xp(user)[:RADAR_AXES]
+    if len(top) < 3:
+        return {"axes": [], "count": len(top)}
+    peak = max(category.xp for category in top) or 1
+    axes, points = [], []
+    for index, category in enumerate(top):
+        angle = -math.pi / 2 + 2 * math.pi * index / len(top)
+        reach = 80 * (category.xp / peak)
+        points.append(f"{100 + reach * math.cos(angle):.1f},{100 + reach * math.sin(angle):.1f}")
+        axes.append(
+            {
+                "name": category.name[:12],
+                "xp": category.xp,
+                "x2": f"{100 + 80 * math.cos(angle):.1f}",
+                "y2": f"{100 + 80 * math.sin(angle):.1f}",
+                "lx": f"{100 + 94 * math.cos(angle):.1f}",
+                "ly": f"{100 + 94 * math.sin(angle):.1f}",
+            }
+        )
+    return {"axes": axes, "points": " ".join(points), "count": len(top)}
+
+
+def _area(user, best):
+    ranked = streaks.categories_by_xp(user)
+    if not ranked:
+        return {"category": None, "bars": []}
+    category = ranked[0] if best else ranked[-1]
+    history = streaks.xp_history(user, days=7)
+    values = history.values("CATEGORY", category.id)
+    peak = max(max(values), 1)
+    bars = [
+        {"day": day, "xp": xp, "height": max(round(40 * max(xp, 0) / peak), 2), "x": index * 18}
+        for index, (day, xp) in enumerate(zip(history.days, values, strict=True))
+    ]
+    return {"category": category, "bars": bars, "best": best}
+
+
+def _fast_tips(user):
+    day_of_year = streaks.today_for(user).timetuple().tm_yday
+    return {"tip_index": day_of_year % TIP_COUNT, "tip_count": TIP_COUNT}
+
+
+# widget id -> (the domains it refreshes on, what it shows)
+WIDGETS = {
+    "dailyProgress": (("routines",), _daily_progress),
+    "levelProgress": (("routines", "goals"), _level_progress),
+    "constance": (("routines",), _constance),
+    "constanceHeatmap": (("routines",), _heatmap),
+    "categoryBalance": (("routines", "goals", "categories"), _category_balance),
+    "betterArea": (("routines", "goals", "categories"), lambda user: _area(user, best=True)),
+    "worstArea": (("routines", "goals", "categories"), lambda user: _area(user, best=False)),
+    "fastTips": ((), _fast_tips),
+}
+
+
+def _widget_context(widget_id, user):
+    return {"title": widgets.CATALOGUE[widget_id], **WIDGETS[widget_id][1](user)}

@@ -27,14 +27,16 @@ class Area:
 
 AREAS = (
     Area("dashboard", _l("Dashboard"), "home", "dashboard.index"),
-    Area("routines", _l("Today"), "calendar"),
-    Area("habits", _l("Habits"), "repeat"),
-    Area("tasks", _l("Tasks"), "check-square", in_bottom_bar=False),
-    Area("goals", _l("Goals"), "target"),
+    Area("routines", _l("Today"), "calendar", "routines.index"),
+    Area("habits", _l("Habits"), "repeat", "habits.index"),
+    Area("tasks", _l("Tasks"), "check-square", "tasks.index", in_bottom_bar=False),
+    Area("categories", _l("Categories"), "grid", "categories.index", in_bottom_bar=False),
+    Area("goals", _l("Goals"), "target", "goals.index"),
     Area("notebook", _l("Notebook"), "book", in_bottom_bar=False),
     Area("ideas", _l("Ideas"), "zap", in_bottom_bar=False),
     Area("mood", _l("Mood"), "smile", in_bottom_bar=False),
-    Area("configuration", _l("Configuration"), "settings"),
+    Area("configuration", _l("Configuration"), "settings", "configuration.index"),
+    Area("feedback", _l("Feedback"), "message-circle", "feedback.index", in_bottom_bar=False),
 )
 
 BY_SLUG = {area.slug: area for area in AREAS}

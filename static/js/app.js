@@ -47,3 +47,78 @@
     }
   });
 })();
+
+// The assistant's panel -------------------------------------------------------------------
+(function () {
+  "use strict";
+
+  function panel() { return document.getElementById("agent-panel"); }
+
+  function setOpen(open) {
+    var box = panel();
+    if (!box) return;
+    box.hidden = !open;
+    document.querySelectorAll("[data-agent-open]").forEach(function (button) {
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+    if (open) {
+      var input = document.getElementById("composer-input");
+      if (input) input.focus();
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-agent-open]")) setOpen(panel() ? panel().hidden : false);
+    if (event.target.closest("[data-agent-close]")) setOpen(false);
+    var toggle = event.target.closest("[data-toggle-history]");
+    if (toggle) {
+      var history = document.getElementById("agent-history");
+      if (history) {
+        history.hidden = !history.hidden;
+        if (!history.hidden) htmx.trigger(document.body, "agent:history");
+      }
+    }
+    if (event.target.closest("[data-close-history]")) {
+      var drawer = document.getElementById("agent-history");
+      if (drawer) drawer.hidden = true;
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && panel() && !panel().hidden) setOpen(false);
+    // Enter sends, Shift+Enter starts a new line.
+    var input = event.target.closest && event.target.closest("[data-composer]");
+    if (input && event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      if (input.value.trim()) input.form.requestSubmit();
+    }
+  });
+
+  // Each message carries the page it was sent from (and, on the Focus screen, the entry open there).
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (!event.detail.elt.closest || !event.detail.elt.closest("[data-composer-form]")) return;
+    event.detail.parameters.page = (window.location.pathname + window.location.search).slice(0, 200);
+    var focus = document.querySelector("[data-focus-entry-id]");
+    if (focus) event.detail.parameters.focus_entry = focus.getAttribute("data-focus-entry-id");
+  });
+
+  // A tool that changed something tells the page, so open widgets listening for the domain refresh.
+  document.addEventListener("htmx:sseMessage", function (event) {
+    if (!event.detail || event.detail.type !== "tool") return;
+    var match = /data-domains="([^"]*)"/.exec(event.detail.data || "");
+    if (!match || !match[1]) return;
+    match[1].split(" ").forEach(function (domain) {
+      if (domain) htmx.trigger(document.body, "domain:" + domain);
+    });
+  });
+
+  // Keep the newest message in view while an answer streams in.
+  document.addEventListener("htmx:afterSwap", function () {
+    var list = document.getElementById("chat-messages");
+    if (list) list.scrollTop = list.scrollHeight;
+  });
+  document.addEventListener("htmx:sseMessage", function () {
+    var list = document.getElementById("chat-messages");
+    if (list) list.scrollTop = list.scrollHeight;
+  });
+})();

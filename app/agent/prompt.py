@@ -1,0 +1,66 @@
+"""What one model call of a turn carries — and nothing more.
+
+The system prompt (prompts/agent.md) with the person's display name and language, today's date in
+their time zone, the page they wrote from, the two memory notes and the icon catalogue; then the
+chat's last 20 messages with their tool calls and results, and the new message. No email, no
+password hash, nothing of anyone else.
+"""
+
+import json
+from functools import cache
+from pathlib import Path
+
+from jinja2 import Environment, StrictUndefined
+
+from app.agent.tools import registry
+from app.llm import ChatRequest, Message
+from app.services import assistant, icons
+from app.services.progress import today_for
+
+PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+LANGUAGE_NAMES = {"en": "English", "pt": "Portuguese (Portugal/Brazil, as the person writes)"}
+WINDOW = 20
+
+
+@cache
+def _template():
+    environment = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    return environment.from_string((PROMPTS / "agent.md").read_text(encoding="utf-8"))
+
+
+def _quoted(text, empty="(none yet)"):
+    """User- or model-written text goes in quoted, as data."""
+    return json.dumps(text, ensure_ascii=False) if text else empty
+
+
+def system_prompt(user, chat, turn):
+    today = today_for(user)
+    return _template().render(
+        name=_quoted(user.name),
+        language_name=LANGUAGE_NAMES.get(user.language, "English"),
+        page=_quoted(turn.page, empty="(unknown)"),
+        focus_entry=str(turn.focus_entry_id) if turn.focus_entry_id else None,
+        today=today.isoformat(),
+        weekday=today.strftime("%A"),
+        timezone=user.timezone,
+        global_note=_quoted(user.assistant_note),
+        chat_note=_quoted(chat.note),
+        icons=icons.catalogue_for_prompt(),
+    )
+
+
+def history(chat):
+    """The last 20 messages as portable messages, tool rounds included."""
+    messages = []
+    for row in assistant.window(chat, WINDOW):
+        messages.extend(Message.model_validate(item) for item in row.transcript)
+    return messages
+
+
+def request_for(user, chat, turn, this_turn):
+    """The request for the next model call: history, then this turn's messages so far."""
+    return ChatRequest(
+        system=system_prompt(user, chat, turn),
+        messages=[*history(chat), *this_turn],
+        tools=registry.specs(),
+    )

@@ -1,0 +1,134 @@
+"""Categories: the areas of life habits, tasks and goals are tagged with, each with its own XP."""
+
+from dataclasses import dataclass, field
+
+from app.events import announce
+from app.extensions import db
+from app.models import Category, Goal, Habit, Task
+from app.models.goals import goal_categories
+from app.models.habits import habit_categories
+from app.models.history import OwnerType, XpDay
+from app.models.tasks import task_categories
+from app.services import icons
+from app.services.entity_fields import (
+    UNSET,
+    apply,
+    clean_name,
+    clean_note,
+    given,
+    refuse_if,
+    resolve_named,
+    search_filter,
+    sorted_by,
+    starting_xp,
+)
+from app.services.errors import Conflict
+
+SORTS = {
+    "default": [Category.created_at],
+    "name": [db.func.lower(Category.name)],
+    "name_desc": [db.func.lower(Category.name).desc()],
+    "xp": [Category.xp],
+    "xp_desc": [Category.xp.desc()],
+    "newest": [Category.created_at.desc()],
+    "oldest": [Category.created_at],
+}
+
+_USERS = ((Habit, habit_categories, "habit_id"), (Task, task_categories, "task_id"), (Goal, goal_categories, "goal_id"))
+
+
+@dataclass
+class CategoryUse:
+    """A category and the habits, tasks and goals tagged with it."""
+
+    category: Category
+    habits: list = field(default_factory=list)
+    tasks: list = field(default_factory=list)
+    goals: list = field(default_factory=list)
+
+    @property
+    def in_use(self):
+        return bool(self.habits or self.tasks or self.goals)
+
+
+def listing(user, *, search=None, sort="default"):
+    """The user's categories as CategoryUse rows, searched by name/description and sorted."""
+    statement = db.select(Category).where(Category.user_id == user.id)
+    statement = sorted_by(Category, sort, SORTS, search_filter(Category, search, statement))
+    found = db.session.scalars(statement).all()
+    uses = {category.id: CategoryUse(category) for category in found}
+    for model, link, column in _USERS:
+        rows = db.session.execute(
+            db.select(link.c.category_id, model)
+            .join(model, model.id == link.c[column])
+            .where(model.user_id == user.id, link.c.category_id.in_(uses))
+            .order_by(db.func.lower(model.name))
+        ).all()
+        for category_id, item in rows:
+            getattr(uses[category_id], model.__tablename__).append(item)
+    return list(uses.values())
+
+
+def usage(user, category_ref):
+    """One category with what uses it."""
+    category = resolve(user, category_ref)
+    return next(use for use in listing(user) if use.category.id == category.id)
+
+
+def resolve(user, ref):
+    """The user's category by id or exact name (any letter case); an ambiguous name is refused
+    with CATEGORY_AMBIGUOUS listing the candidates."""
+    return resolve_named(Category, user, ref, not_found="CATEGORY_NOT_FOUND", ambiguous="CATEGORY_AMBIGUOUS")
+
+
+get = resolve
+
+
+def create(user, *, name, icon=None, description=None, experience="BEGINNER"):
+    """Create a category. `experience` (BEGINNER, INTERMEDIATE, ADVANCED) sets the starting level
+    (0, 5, 8); unknown icons fall back to the catalogue's default."""
+    problems = {}
+    category = Category(
+        user_id=user.id,
+        name=clean_name(name, problems),
+        description=clean_note(description, problems, "description"),
+        icon=icons.resolve(icon),
+        xp=starting_xp(experience, problems),
+    )
+    refuse_if(problems)
+    db.session.add(category)
+    db.session.commit()
+    announce(user, "categories")
+    return category
+
+
+def edit(user, category_ref, *, name=UNSET, description=UNSET, icon=UNSET):
+    """Change only the fields given; everything left out keeps its value. The starting
+    experience cannot be changed after creation (XP has moved on from it)."""
+    category = resolve(user, category_ref)
+    problems, changes = {}, {}
+    if given(name):
+        changes["name"] = clean_name(name, problems)
+    if given(description):
+        changes["description"] = clean_note(description, problems, "description")
+    if given(icon):
+        changes["icon"] = icons.resolve(icon)
+    refuse_if(problems)
+    apply(category, changes)
+    db.session.commit()
+    announce(user, "categories")
+    return category
+
+
+def delete(user, category_ref):
+    """Delete a category and its XP history. Refused with CATEGORY_IN_USE, naming the habits,
+    tasks and goals that still use it."""
+    use = usage(user, category_ref)
+    if use.in_use:
+        names = [item.name for item in (*use.habits, *use.tasks, *use.goals)]
+        raise Conflict("CATEGORY_IN_USE", uses=", ".join(names))
+    category = use.category
+    db.session.execute(db.delete(XpDay).where(XpDay.owner_type == OwnerType.CATEGORY, XpDay.owner_id == category.id))
+    db.session.delete(category)
+    db.session.commit()
+    announce(user, "categories")

@@ -1,0 +1,450 @@
+"""Configuration: the profile and settings, the data export, and deleting the account.
+
+Deleting an account asks for the password and a typed word: "DELETE" for an English account,
+"EXCLUIR" for a Portuguese one (the word in the account's language, exactly, spaces around it
+ignored). The session proves who is at the keyboard; the password proves it is the owner; the
+word proves they mean it. No emailed code: the app can run without mail configured.
+"""
+
+import zoneinfo
+from datetime import UTC, datetime
+from functools import cache
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from app.events import announce
+from app.extensions import db
+from app.models import (
+    Category,
+    ConstanceMode,
+    DayOutcome,
+    EntryCheck,
+    Feedback,
+    Goal,
+    Habit,
+    Routine,
+    ScheduleDay,
+    Task,
+    User,
+    XpDay,
+    XpDecay,
+)
+from app.services import widgets
+from app.services.entity_fields import clean_name, clean_note, refuse_if
+from app.services.errors import Invalid
+
+LANGUAGES = ("en", "pt")
+THEMES = ("light", "dark", "system")
+CONFIRMATION_WORDS = {"en": "DELETE", "pt": "EXCLUIR"}
+SETTINGS = (
+    "name",
+    "phrase",
+    "phrase_author",
+    "theme",
+    "language",
+    "timezone",
+    "constance_mode",
+    "xp_decay",
+    "widgets",
+    "tutorial_done",
+)
+
+
+@cache
+def _timezones():
+    return frozenset(zoneinfo.available_timezones())
+
+
+def timezones():
+    """Every IANA zone the app accepts, sorted, for pickers."""
+    return sorted(_timezones())
+
+
+def settings(user):
+    """What the configuration page and the assistant read: the profile and every setting."""
+    return {
+        "name": user.name,
+        "email": user.email,
+        "phrase": user.phrase,
+        "phrase_author": user.phrase_author,
+        "theme": user.theme,
+        "language": user.language,
+        "timezone": user.timezone,
+        "constance_mode": str(user.constance_mode),
+        "xp_decay": str(user.xp_decay),
+        "widgets": list(user.widgets or []),
+        "tutorial_done": bool(user.tutorial_done),
+        "xp": user.xp or 0.0,
+        "level": user.level,
+        "next_level_xp": user.next_level_xp,
+    }
+
+
+def update(user, **changes):
+    """Change only the settings given (see SETTINGS); the rest keep their values.
+
+    Refuses the whole change, with one key per bad field, when any value is invalid: a name of
+    2–256 characters, phrase and author ≤ 256, theme light|dark|system, language en|pt, an IANA
+    time zone, constance mode ANY|COMPLETE, XP decay GRADUAL|FLAT|TIME_WINDOW, widgets as an
+    ordered list of known ids without repeats.
+    """
+    problems, values = {}, {}
+    for name, value in changes.items():
+        if name not in SETTINGS:
+            problems[name] = "SETTING_UNKNOWN"
+            continue
+        values[name] = _CHECKS[name](value, problems, name)
+    refuse_if(problems)
+    for name, value in values.items():
+        setattr(user, name, value)
+    db.session.commit()
+    announce(user, "profile")
+    return settings(user)
+
+
+def _choice(options, key):
+    def check(value, problems, field):
+        text = str(value or "").strip()
+        match = next((option for option in options if option.lower() == text.lower()), None)
+        if match is None:
+            problems[field] = key
+        return match
+
+    return check
+
+
+def _timezone(value, problems, field):
+    zone = str(value or "").strip()
+    if zone not in _timezones():
+        problems[field] = "TIMEZONE_INVALID"
+    return zone
+
+
+def _widgets(value, problems, field):
+    ids = [value] if isinstance(value, str) else list(value or [])
+    if any(widget not in widgets.CATALOGUE for widget in ids):
+        problems[field] = "WIDGET_UNKNOWN"
+    elif len(set(ids)) != len(ids):
+        problems[field] = "WIDGET_DUPLICATE"
+    return ids
+
+
+def _flag(value, _problems, _field):
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+_CHECKS = {
+    "name": lambda value, problems, field: clean_name(value, problems, field),
+    "phrase": clean_note,
+    "phrase_author": clean_note,
+    "theme": _choice(THEMES, "THEME_INVALID"),
+    "language": _choice(LANGUAGES, "LANGUAGE_INVALID"),
+    "timezone": _timezone,
+    "constance_mode": _choice(tuple(ConstanceMode), "CONSTANCE_MODE_INVALID"),
+    "xp_decay": _choice(tuple(XpDecay), "XP_DECAY_INVALID"),
+    "widgets": _widgets,
+    "tutorial_done": _flag,
+}
+
+
+# Export --------------------------------------------------------------------------------
+# One small function per section; a new area adds its function to EXPORT_SECTIONS.
+
+
+def _iso(value):
+    return value.isoformat() if value is not None else None
+
+
+def _progress(row):
+    return {"xp": row.xp or 0.0, "level": row.level, "level_xp": row.level_xp, "next_level_xp": row.next_level_xp}
+
+
+def _streak(row):
+    return {
+        "current_streak": row.current_streak or 0,
+        "best_streak": row.best_streak or 0,
+        "total_check_ins": row.total_check_ins or 0,
+        "first_check_in": _iso(row.first_check_in),
+        "last_check_in": _iso(row.last_check_in),
+    }
+
+
+def _owned(model, user, *order):
+    return db.session.scalars(db.select(model).where(model.user_id == user.id).order_by(*order, model.id)).all()
+
+
+def export_profile(user):
+    """The account without its password hash or session data."""
+    return {
+        "id": str(user.id),
+        "name": user.name,
+        "email": user.email,
+        "created_at": _iso(user.created_at),
+        "phrase": user.phrase,
+        "phrase_author": user.phrase_author,
+        "language": user.language,
+        "timezone": user.timezone,
+        "theme": user.theme,
+        "constance_mode": str(user.constance_mode),
+        "xp_decay": str(user.xp_decay),
+        "widgets": list(user.widgets or []),
+        "tutorial_done": bool(user.tutorial_done),
+        "max_constance": user.max_constance or 0,
+        # What the assistant has noted about the person: an inference about someone is their data.
+        "assistant_note": user.assistant_note,
+        "progress": _progress(user),
+        "streak": _streak(user),
+    }
+
+
+def export_categories(user):
+    return [
+        {
+            "id": str(category.id),
+            "name": category.name,
+            "description": category.description,
+            "icon": category.icon,
+            "progress": _progress(category),
+            "created_at": _iso(category.created_at),
+        }
+        for category in _owned(Category, user, Category.created_at)
+    ]
+
+
+def export_habits(user):
+    return [
+        {
+            "id": str(habit.id),
+            "name": habit.name,
+            "description": habit.description,
+            "motivation": habit.motivation,
+            "icon": habit.icon,
+            "importance": habit.importance,
+            "difficulty": habit.difficulty,
+            "categories": [str(category.id) for category in habit.categories],
+            "progress": _progress(habit),
+            "streak": _streak(habit),
+            "created_at": _iso(habit.created_at),
+        }
+        for habit in _owned(Habit, user, Habit.created_at)
+    ]
+
+
+def export_tasks(user):
+    return [
+        {
+            "id": str(task.id),
+            "name": task.name,
+            "description": task.description,
+            "icon": task.icon,
+            "importance": task.importance,
+            "difficulty": task.difficulty,
+            "one_time": task.one_time,
+            "done_on": _iso(task.done_on),
+            "categories": [str(category.id) for category in task.categories],
+            "streak": _streak(task),
+            "created_at": _iso(task.created_at),
+        }
+        for task in _owned(Task, user, Task.created_at)
+    ]
+
+
+def export_goals(user):
+    return [
+        {
+            "id": str(goal.id),
+            "parent_id": str(goal.parent_id) if goal.parent_id else None,
+            "name": goal.name,
+            "description": goal.description,
+            "motivation": goal.motivation,
+            "icon": goal.icon,
+            "target_value": goal.target_value,
+            "current_value": goal.current_value,
+            "unit": goal.unit,
+            "start_date": _iso(goal.start_date),
+            "end_date": _iso(goal.end_date),
+            "term": str(goal.term),
+            "status": str(goal.status),
+            "completed_on": _iso(goal.completed_on),
+            "xp_reward": goal.xp_reward or 0.0,
+            "archived_at": _iso(goal.archived_at),
+            "categories": [str(category.id) for category in goal.categories],
+        }
+        for goal in _owned(Goal, user, Goal.created_at)
+    ]
+
+
+def _entry(entry):
+    return {
+        "id": str(entry.id),
+        "habit_id": str(entry.habit_id) if entry.habit_id else None,
+        "task_id": str(entry.task_id) if entry.task_id else None,
+        "name": entry.item.name if entry.item else None,
+        "starts_at": _iso(entry.starts_at),
+        "ends_at": _iso(entry.ends_at),
+    }
+
+
+def export_routines(user):
+    """Routines with their sections, entries (references to habits and tasks) and weekdays."""
+    return [
+        {
+            "id": str(routine.id),
+            "kind": str(routine.kind),
+            "name": routine.name,
+            "icon": routine.icon,
+            "progress": _progress(routine),
+            "weekdays": [day.weekday for day in routine.schedule_days],
+            "sections": [
+                {
+                    "id": str(section.id),
+                    "name": section.name,
+                    "icon": section.icon,
+                    "starts_at": _iso(section.starts_at),
+                    "ends_at": _iso(section.ends_at),
+                    "entries": [_entry(entry) for entry in section.entries],
+                }
+                for section in routine.sections
+            ],
+            "entries": [_entry(entry) for entry in routine.entries if entry.section_id is None],
+        }
+        for routine in _owned(Routine, user, Routine.created_at)
+    ]
+
+
+def export_schedule(user):
+    """weekday (0 = Monday) -> routine id."""
+    return {str(day.weekday): str(day.routine_id) for day in _owned(ScheduleDay, user, ScheduleDay.weekday)}
+
+
+def export_day_outcomes(user):
+    return [
+        {
+            "owner_type": str(row.owner_type),
+            "owner_id": str(row.owner_id),
+            "day": _iso(row.day),
+            "outcome": str(row.outcome),
+        }
+        for row in _owned(DayOutcome, user, DayOutcome.day)
+    ]
+
+
+def export_xp_days(user):
+    return [
+        {"owner_type": str(row.owner_type), "owner_id": str(row.owner_id), "day": _iso(row.day), "xp": row.xp}
+        for row in _owned(XpDay, user, XpDay.day)
+    ]
+
+
+def export_feedback(user):
+    """What the user sent (the triage state is internal and left out)."""
+    return [
+        {
+            "id": str(row.id),
+            "kind": str(row.kind),
+            "text": row.text,
+            "page": row.page,
+            "created_at": _iso(row.created_at),
+        }
+        for row in _owned(Feedback, user, Feedback.created_at)
+    ]
+
+
+def export_entry_checks(user):
+    """Each routine entry's day: checked or skipped, the XP it paid, and the facts frozen for it."""
+    return [
+        {
+            "day": _iso(row.day),
+            "entry_id": str(row.entry_id),
+            "routine_id": str(row.routine_id),
+            "routine_name": row.routine_name,
+            "section_name": row.section_name,
+            "item_type": str(row.item_type),
+            "item_id": str(row.item_id),
+            "item_name": row.item_name,
+            "difficulty": row.difficulty,
+            "importance": row.importance,
+            "starts_at": _iso(row.starts_at),
+            "ends_at": _iso(row.ends_at),
+            "checked": row.checked,
+            "skipped": row.skipped,
+            "checked_at": _iso(row.checked_at),
+            "xp": row.xp,
+        }
+        for row in _owned(EntryCheck, user, EntryCheck.day, EntryCheck.section_position, EntryCheck.position)
+    ]
+
+
+EXPORT_SECTIONS = {
+    "profile": export_profile,
+    "categories": export_categories,
+    "habits": export_habits,
+    "tasks": export_tasks,
+    "goals": export_goals,
+    "routines": export_routines,
+    "schedule": export_schedule,
+    "day_outcomes": export_day_outcomes,
+    "entry_checks": export_entry_checks,
+    "xp_days": export_xp_days,
+    "feedback": export_feedback,
+}
+
+
+def export(user, now=None):
+    """Everything the user owns as one JSON-ready dict, one key per EXPORT_SECTIONS entry."""
+    data = {"exported_at": (now or datetime.now(UTC)).isoformat()}
+    for name, section in EXPORT_SECTIONS.items():
+        data[name] = section(user)
+    data["not_included"] = "Your password (stored only as a one-way hash) and your sign-in sessions."
+    return data
+
+
+# Account deletion ----------------------------------------------------------------------
+
+_hasher = PasswordHasher()
+
+
+def confirmation_word(user):
+    """The word the user types to confirm deleting their account, in their language."""
+    return CONFIRMATION_WORDS.get(user.language, CONFIRMATION_WORDS["en"])
+
+
+def delete_account(user, password, confirmation):
+    """Remove the account and every row it owns. Refused with PASSWORD_INCORRECT for a wrong
+    password, or CONFIRMATION_MISMATCH unless `confirmation` is exactly `confirmation_word`."""
+    problems = {}
+    try:
+        _hasher.verify(user.password_hash, password or "")
+    except (VerificationError, InvalidHashError):
+        problems["password"] = "PASSWORD_INCORRECT"
+    if str(confirmation or "").strip() != confirmation_word(user):
+        problems["confirmation"] = "CONFIRMATION_MISMATCH"
+    if problems:
+        raise Invalid("INVALID_INPUT", details=problems)
+    user_id = user.id
+    _remove_rows_of(user_id)
+    db.session.execute(db.delete(User).where(User.id == user_id))
+    db.session.commit()
+
+
+def _remove_rows_of(user_id):
+    """Delete, children first, every row of every table that belongs to the user: tables with a
+    `user_id`, and tables hanging off them (category links, routine sections and entries).
+
+    Walking the metadata means a table added later is covered without touching this code, and
+    the children-first order never trips a RESTRICT foreign key (a category still linked, a
+    habit still in a routine).
+    """
+    owned = {table.name for table in db.metadata.tables.values() if "user_id" in table.c}
+    for table in reversed(db.metadata.sorted_tables):
+        if table.name in owned:
+            db.session.execute(table.delete().where(table.c.user_id == user_id))
+            continue
+        for key in table.foreign_keys:
+            parent = key.column.table
+            if parent.name in owned:
+                ids = db.select(parent.c.id).where(parent.c.user_id == user_id)
+                db.session.execute(table.delete().where(key.parent.in_(ids)))

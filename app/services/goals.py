@@ -1,0 +1,478 @@
+"""Goals: a target value to reach by a date, arranged in a tree, completed for XP.
+
+Decisions worth knowing (the original differed):
+- Undoing a completion takes back exactly the stored `xp_reward`, on the day it was granted, so
+  totals and the XP history return to where they were (the original recomputed the formula).
+- "Today" (completion date, the consistency bonus, deadlines) is the user's local date.
+- Archiving touches one goal only: its active sub-goals stay active and show at the top of the
+  active tree until the parent is restored. Deleting a goal moves its sub-goals up to its parent.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from app.events import announce
+from app.extensions import db
+from app.models import Goal, GoalStatus, GoalTerm
+from app.models.goals import goal_categories
+from app.services import icons, progress
+from app.services.entity_fields import (
+    UNSET,
+    apply,
+    category_filter,
+    clean_name,
+    clean_note,
+    given,
+    owned_categories,
+    refuse_if,
+    resolve_named,
+    search_filter,
+    sorted_by,
+)
+from app.services.errors import Invalid, NotFound
+
+UNIT_MAX = 64
+
+SORTS = {
+    "default": [Goal.end_date, Goal.created_at],
+    "name": [db.func.lower(Goal.name)],
+    "name_desc": [db.func.lower(Goal.name).desc()],
+    "end_soon": [Goal.end_date],
+    "end_late": [Goal.end_date.desc()],
+    "xp_desc": [Goal.xp_reward.desc()],
+    "progress_desc": [(Goal.current_value / Goal.target_value).desc()],
+    "newest": [Goal.start_date.desc()],
+    "oldest": [Goal.start_date],
+}
+
+
+# Reading -------------------------------------------------------------------------------
+
+
+def listing(user, *, archived=False, search=None, status=None, category=None, sort="default"):
+    """The user's goals, flat: active ones, or only archived ones with `archived=True`.
+    `status` is a GoalStatus name, `category` a category id, `sort` one of SORTS."""
+    statement = db.select(Goal).where(
+        Goal.user_id == user.id, Goal.archived_at.is_not(None) if archived else Goal.archived_at.is_(None)
+    )
+    if status:
+        statement = statement.where(Goal.status == _status_or_none(status))
+    statement = search_filter(Goal, search, statement)
+    statement = category_filter(Goal, goal_categories, "goal_id", category, user, statement)
+    return db.session.scalars(sorted_by(Goal, sort, SORTS, statement)).all()
+
+
+@dataclass
+class TreeRow:
+    goal: Goal
+    depth: int
+    # Set when the goal's parent is hidden from this view (archived, or filtered out).
+    hidden_parent: Goal | None = None
+
+
+def tree(user, **filters):
+    """`listing(...)` arranged as a tree: each goal under its parent when the parent is in the
+    same view, else at the top (with `hidden_parent` naming where it really sits)."""
+    goals = listing(user, **filters)
+    shown = {goal.id for goal in goals}
+    children = {}
+    for goal in goals:
+        if goal.parent_id in shown:
+            children.setdefault(goal.parent_id, []).append(goal)
+    rows = []
+
+    def walk(goal, depth):
+        hidden = goal.parent if depth == 0 and goal.parent_id else None
+        rows.append(TreeRow(goal, depth, hidden))
+        for child in children.get(goal.id, ()):
+            walk(child, depth + 1)
+
+    for goal in goals:
+        if goal.parent_id not in shown:
+            walk(goal, 0)
+    return rows
+
+
+def resolve(user, ref):
+    """The user's goal by id, exact name, or a case-insensitive piece of one name. Several
+    matches (after preferring active goals over archived ones) are refused with GOAL_AMBIGUOUS,
+    whose message lists each candidate's name and id."""
+    return resolve_named(
+        Goal,
+        user,
+        ref,
+        not_found="GOAL_NOT_FOUND",
+        ambiguous="GOAL_AMBIGUOUS",
+        substring=True,
+        prefer=lambda goal: goal.archived_at is None,
+    )
+
+
+get = resolve
+
+
+@dataclass
+class Horizon:
+    overdue: list
+    this_week: list
+    this_month: list
+    later: list
+
+    def groups(self):
+        """(key, goals) in the order the dashboard shows them."""
+        return [
+            ("overdue", self.overdue),
+            ("this_week", self.this_week),
+            ("this_month", self.this_month),
+            ("later", self.later),
+        ]
+
+    @property
+    def empty(self):
+        return not (self.overdue or self.this_week or self.this_month or self.later)
+
+
+def horizon(user, today=None):
+    """Active, unfinished goals by deadline: overdue, this week (to Sunday), the rest of this
+    month, later. Completed and archived goals are left out: the dashboard shows what is ahead."""
+    today = today or progress.today_for(user)
+    week_end = today + timedelta(days=6 - today.weekday())
+    next_month = date(today.year + today.month // 12, today.month % 12 + 1, 1)
+    month_end = next_month - timedelta(days=1)
+    found = Horizon([], [], [], [])
+    for goal in listing(user, sort="end_soon"):
+        if goal.status == GoalStatus.COMPLETED:
+            continue
+        if goal.end_date < today:
+            found.overdue.append(goal)
+        elif goal.end_date <= week_end:
+            found.this_week.append(goal)
+        elif goal.end_date <= month_end:
+            found.this_month.append(goal)
+        else:
+            found.later.append(goal)
+    return found
+
+
+# Writing -------------------------------------------------------------------------------
+
+
+def create(
+    user,
+    *,
+    name,
+    target_value,
+    unit,
+    start_date,
+    end_date,
+    icon=None,
+    description=None,
+    motivation=None,
+    current_value=0,
+    term=GoalTerm.MEDIUM_TERM,
+    categories=(),
+    parent=None,
+):
+    """Create a goal. `target_value` > 0, `current_value` ≥ 0, `start_date` ≤ `end_date` (dates
+    or ISO strings), `term` SHORT_TERM|MEDIUM_TERM|LONG_TERM, `categories` optional (ids or
+    names), `parent` an optional goal (id or name) to sit under. It starts NOT_STARTED, or
+    IN_PROGRESS when the current value is above zero; only `complete` finishes it."""
+    problems = {}
+    values = {
+        "name": clean_name(name, problems),
+        "description": clean_note(description, problems, "description"),
+        "motivation": clean_note(motivation, problems, "motivation"),
+        "icon": icons.resolve(icon),
+        "target_value": _number(target_value, problems, "target_value", "TARGET_INVALID", positive=True),
+        "current_value": _number(current_value, problems, "current_value", "VALUE_INVALID"),
+        "unit": _unit(unit, problems),
+        "start_date": _date(start_date, problems, "start_date"),
+        "end_date": _date(end_date, problems, "end_date"),
+        "term": _term(term, problems),
+        "categories": owned_categories(user, categories, problems, required=False),
+    }
+    _check_period(values["start_date"], values["end_date"], problems)
+    parent_id = _parent_id(user, None, parent, problems)
+    refuse_if(problems)
+    goal = Goal(user_id=user.id, parent_id=parent_id, xp_reward=0.0, **values)
+    goal.status = GoalStatus.IN_PROGRESS if goal.current_value > 0 else GoalStatus.NOT_STARTED
+    db.session.add(goal)
+    db.session.commit()
+    announce(user, "goals")
+    return goal
+
+
+def edit(
+    user,
+    goal_ref,
+    *,
+    name=UNSET,
+    description=UNSET,
+    motivation=UNSET,
+    icon=UNSET,
+    target_value=UNSET,
+    unit=UNSET,
+    current_value=UNSET,
+    start_date=UNSET,
+    end_date=UNSET,
+    term=UNSET,
+    status=UNSET,
+    categories=UNSET,
+    parent=UNSET,
+):
+    """A partial edit: only the fields given change; every field left out keeps its value.
+    `status` may only be NOT_STARTED or IN_PROGRESS on an unfinished goal (finishing and
+    un-finishing go through `complete`, which moves XP). `parent` None moves it to the top."""
+    goal = resolve(user, goal_ref)
+    problems, changes = {}, {}
+    if given(name):
+        changes["name"] = clean_name(name, problems)
+    if given(description):
+        changes["description"] = clean_note(description, problems, "description")
+    if given(motivation):
+        changes["motivation"] = clean_note(motivation, problems, "motivation")
+    if given(icon):
+        changes["icon"] = icons.resolve(icon)
+    if given(target_value):
+        changes["target_value"] = _number(target_value, problems, "target_value", "TARGET_INVALID", positive=True)
+    if given(current_value):
+        changes["current_value"] = _number(current_value, problems, "current_value", "VALUE_INVALID")
+    if given(unit):
+        changes["unit"] = _unit(unit, problems)
+    if given(start_date):
+        changes["start_date"] = _date(start_date, problems, "start_date")
+    if given(end_date):
+        changes["end_date"] = _date(end_date, problems, "end_date")
+    if given(term):
+        changes["term"] = _term(term, problems)
+    if given(categories):
+        changes["categories"] = owned_categories(user, categories, problems, required=False)
+    if given(status):
+        changes["status"] = _editable_status(goal, status, problems)
+    _check_period(changes.get("start_date", goal.start_date), changes.get("end_date", goal.end_date), problems)
+    if given(parent):
+        changes["parent_id"] = _parent_id(user, goal, parent, problems)
+    refuse_if(problems)
+    apply(goal, changes)
+    if "status" not in changes and goal.status == GoalStatus.NOT_STARTED and goal.current_value > 0:
+        goal.status = GoalStatus.IN_PROGRESS
+    db.session.commit()
+    announce(user, "goals")
+    return goal
+
+
+def delete(user, goal_ref):
+    """Delete a goal; its sub-goals move up to its parent (or to the top). XP already granted
+    for completing it stays earned."""
+    goal = resolve(user, goal_ref)
+    for child in list(goal.children):
+        child.parent = goal.parent
+    db.session.delete(goal)
+    db.session.commit()
+    announce(user, "goals")
+
+
+def increase(user, goal_ref, value=1):
+    """Add `value` (> 0, default 1) to the current value. The first increase starts a
+    NOT_STARTED goal; reaching the target does not complete it (that is the user's call)."""
+    goal = resolve(user, goal_ref)
+    amount = _amount(value)
+    goal.current_value = (goal.current_value or 0) + amount
+    if goal.status == GoalStatus.NOT_STARTED:
+        goal.status = GoalStatus.IN_PROGRESS
+    db.session.commit()
+    announce(user, "goals")
+    return goal
+
+
+def decrease(user, goal_ref, value=1):
+    """Take `value` (> 0, default 1) from the current value, never below zero. The status does
+    not change (a goal back at zero has still been started)."""
+    goal = resolve(user, goal_ref)
+    amount = _amount(value)
+    goal.current_value = max((goal.current_value or 0) - amount, 0.0)
+    db.session.commit()
+    announce(user, "goals")
+    return goal
+
+
+def completion_xp(goal, today):
+    """base × difficulty × urgency × consistency, rounded half up.
+
+    base and difficulty grow with the target; urgency rewards a short start→end span; the
+    consistency bonus applies while the deadline is still ahead of `today`.
+    """
+    target = goal.target_value
+    base = 50 if target < 10 else 100 if target < 50 else 200 if target < 200 else 300
+    difficulty = 2.0 if target >= 200 else 1.5 if target >= 50 else 1.2 if target >= 10 else 1.0
+    span = (goal.end_date - goal.start_date).days
+    urgency = 1.5 if span <= 7 else 1.2 if span <= 30 else 1.0
+    consistency = 1.3 if goal.end_date > today else 1.0
+    return float(math.floor(base * difficulty * urgency * consistency + 0.5))
+
+
+def complete(user, goal_ref, done=None, today=None):
+    """Complete a goal, or undo its completion: `done` True completes, False undoes, None
+    toggles. Completing grants `completion_xp` to the user and each of the goal's categories and
+    stores it as `xp_reward`; undoing takes back exactly that amount, on the day it was granted.
+    Asking for the state the goal is already in changes nothing."""
+    goal = resolve(user, goal_ref)
+    is_done = goal.status == GoalStatus.COMPLETED
+    wanted = (not is_done) if done is None else bool(done)
+    if wanted == is_done:
+        return goal
+    today = today or progress.today_for(user)
+    if wanted:
+        reward = completion_xp(goal, today)
+        progress.grant(user, reward, goal.categories, day=today)
+        goal.status, goal.completed_on, goal.xp_reward = GoalStatus.COMPLETED, today, reward
+    else:
+        progress.grant(user, -(goal.xp_reward or 0.0), goal.categories, day=goal.completed_on or today)
+        goal.status, goal.completed_on, goal.xp_reward = GoalStatus.IN_PROGRESS, None, 0.0
+    db.session.commit()
+    announce(user, "goals", "categories", "profile")
+    return goal
+
+
+def move_under(user, goal_ref, parent_ref):
+    """Put a goal under another goal (by id or name), or at the top with `parent_ref` None.
+    Refused: under itself (GOAL_SELF_PARENT), under one of its own sub-goals (GOAL_CYCLE), under
+    an archived goal (GOAL_PARENT_ARCHIVED)."""
+    goal = resolve(user, goal_ref)
+    parent = resolve(user, parent_ref) if parent_ref not in (None, "") else None
+    refusal = parent and _parent_refusal(goal, parent)
+    if refusal:
+        raise Invalid(refusal)
+    goal.parent_id = parent.id if parent else None
+    db.session.commit()
+    announce(user, "goals")
+    return goal
+
+
+def archive(user, goal_ref, now=None):
+    """Archive one goal: it leaves the lists and the dashboard, keeps its history and XP, and
+    can be restored. Its sub-goals are not archived with it."""
+    goal = resolve(user, goal_ref)
+    if goal.archived_at is None:
+        goal.archived_at = now or datetime.now(UTC)
+        db.session.commit()
+    announce(user, "goals")
+    return goal
+
+
+def restore(user, goal_ref):
+    """Bring an archived goal back, under its old parent if that one is still there."""
+    goal = resolve(user, goal_ref)
+    if goal.archived_at is not None:
+        goal.archived_at = None
+        db.session.commit()
+    announce(user, "goals")
+    return goal
+
+
+# Checks --------------------------------------------------------------------------------
+
+
+def _number(value, problems, field, key, positive=False):
+    try:
+        number = float(str(value).strip().replace(",", "."))
+    except (TypeError, ValueError):
+        number = None
+    if number is None or isinstance(value, bool) or not math.isfinite(number) or number < 0:
+        problems[field] = key
+        return None
+    if positive and number <= 0:
+        problems[field] = key
+        return None
+    return number
+
+
+def _amount(value):
+    problems = {}
+    amount = _number(1 if value in (None, "") else value, problems, "value", "AMOUNT_INVALID", positive=True)
+    refuse_if(problems)
+    return amount
+
+
+def _unit(value, problems):
+    unit = " ".join(str(value or "").split())
+    if not 1 <= len(unit) <= UNIT_MAX:
+        problems["unit"] = "UNIT_INVALID"
+    return unit
+
+
+def _date(value, problems, field):
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value).strip())
+    except (TypeError, ValueError):
+        problems[field] = "DATE_INVALID"
+        return None
+
+
+def _check_period(start, end, problems):
+    if start and end and end < start and "end_date" not in problems:
+        problems["end_date"] = "DATES_OUT_OF_ORDER"
+
+
+def _term(value, problems):
+    try:
+        return GoalTerm(str(value or "").strip().upper())
+    except ValueError:
+        problems["term"] = "TERM_INVALID"
+        return None
+
+
+def _status_or_none(value):
+    try:
+        return GoalStatus(str(value).strip().upper())
+    except ValueError:
+        return None
+
+
+def _editable_status(goal, value, problems):
+    status = _status_or_none(value)
+    if goal.status == GoalStatus.COMPLETED:
+        if status != GoalStatus.COMPLETED:
+            problems["status"] = "GOAL_STATUS_INVALID"
+        return GoalStatus.COMPLETED
+    if status not in (GoalStatus.NOT_STARTED, GoalStatus.IN_PROGRESS):
+        problems["status"] = "GOAL_STATUS_INVALID"
+        return goal.status
+    return status
+
+
+def _parent_refusal(goal, parent):
+    """Why `goal` (None: a new goal) may not sit under `parent`, as a key; None when it may."""
+    if goal is not None and parent.id == goal.parent_id:
+        return None  # staying where it is, even under a parent archived since
+    if goal is not None and parent.id == goal.id:
+        return "GOAL_SELF_PARENT"
+    if parent.archived_at is not None:
+        return "GOAL_PARENT_ARCHIVED"
+    ancestor, seen = parent, set()
+    while goal is not None and ancestor is not None and ancestor.id not in seen:
+        if ancestor.id == goal.id:
+            return "GOAL_CYCLE"
+        seen.add(ancestor.id)
+        ancestor = ancestor.parent
+    return None
+
+
+def _parent_id(user, goal, parent_ref, problems):
+    """The id of the goal `parent_ref` names (None: the top), refusals recorded in `problems`."""
+    if parent_ref in (None, ""):
+        return None
+    try:
+        parent = resolve(user, parent_ref)
+    except NotFound as refusal:  # an ambiguous name raises on: its message lists the candidates
+        problems["parent"] = refusal.key
+        return None
+    refusal = _parent_refusal(goal, parent)
+    if refusal:
+        problems["parent"] = refusal
+    return parent.id

@@ -1,0 +1,388 @@
+"""Outcomes, streaks and the account's constance, always recomputed from the day outcomes.
+
+Only a MISSED day breaks a streak. A skip, a day with nothing scheduled, and a day with no row
+at all (unknown) are neutral: the walk back from today steps over them without counting. A day
+is MISSED only once it has ended (the day close writes it, app.services.day_close), so an open
+day never zeroes a live streak.
+
+The account's own outcome per day (owner USER) says whether the day counted: in ANY mode at
+least one entry checked, in COMPLETE mode every entry of the day checked or skipped.
+"""
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from app.extensions import db
+from app.models import (
+    Category,
+    ConstanceMode,
+    DayCloseMark,
+    DayOutcome,
+    EntryCheck,
+    Outcome,
+    OwnerType,
+    Routine,
+    XpDay,
+    XpDecay,
+)
+from app.services import routines, schedules
+from app.services.errors import Invalid
+from app.services.progress import today_for
+
+MILESTONES = (7, 30, 100, 365)  # streak lengths worth a celebration
+DORMANT_AFTER = 14  # days with nothing scheduled or done before a streak reads as paused
+HISTORY_MAX_DAYS = 366
+HISTORY_DEFAULT_DAYS = 28
+UNKNOWN = "UNKNOWN"  # history's word for "no row": neutral, never guessed
+
+PRESENT = (Outcome.DONE, Outcome.SKIPPED)
+
+
+# XP ------------------------------------------------------------------------------------------
+
+
+def check_xp(difficulty, importance, streak):
+    """round(5 × (difficulty + importance) × (1 + min(streak × 1 %, 50 %))), halves rounding up.
+
+    Worked in whole hundredths so 62.5 is exactly 62.5 and rounds to 63."""
+    difficulty, importance = (min(max(int(v or 1), 1), 5) for v in (difficulty, importance))
+    bonus = min(max(int(streak or 0), 0), 50)
+    return (5 * (difficulty + importance) * (100 + bonus) + 50) // 100
+
+
+def decay_multiplier(strategy, days_late):
+    """The share of the base XP a check `days_late` days after the day still pays."""
+    if days_late <= 0:
+        return 1.0
+    if strategy == XpDecay.FLAT:
+        return 0.5
+    if strategy == XpDecay.TIME_WINDOW:
+        return 1.0 if days_late <= 2 else 0.0
+    return {1: 0.8, 2: 0.6, 3: 0.4}.get(days_late, 0.2)
+
+
+def late_xp(user, difficulty, importance, day, today):
+    """A late check's XP: the streak-less base times the user's decay (not rounded to a whole)."""
+    return round(check_xp(difficulty, importance, 0) * decay_multiplier(user.xp_decay, (today - day).days), 2)
+
+
+# Which days are final -------------------------------------------------------------------------
+
+
+def closed_through(user):
+    """The last day the day close has finished for this user (None before the first close)."""
+    return db.session.scalar(db.select(DayCloseMark.closed_through).where(DayCloseMark.user_id == user.id))
+
+
+def is_closed(user, day):
+    last = closed_through(user)
+    return last is not None and day <= last
+
+
+# A day's entries ---------------------------------------------------------------------------------
+
+
+def day_items(user, day, closed=None):
+    """Every entry that belongs to `day`, as check rows.
+
+    A closed day is exactly its frozen rows. An open day is the rows written so far plus an
+    unsaved, untouched row for each entry of the routine scheduled that day that has none yet.
+    """
+    rows = db.session.scalars(
+        db.select(EntryCheck)
+        .where(EntryCheck.user_id == user.id, EntryCheck.day == day)
+        .order_by(EntryCheck.section_position, EntryCheck.position)
+    ).all()
+    if closed is None:
+        closed = is_closed(user, day)
+    if closed:
+        return list(rows)
+    routine = schedules.routine_on(user, day)
+    have = {row.entry_id for row in rows}
+    extra = [EntryCheck.frozen_from(entry, day) for entry in routine.entries if entry.id not in have] if routine else []
+    return list(rows) + extra
+
+
+def _item_outcome(rows):
+    if any(row.checked for row in rows):
+        return Outcome.DONE
+    if any(row.skipped for row in rows):
+        return Outcome.SKIPPED
+    return None
+
+
+def account_outcome(user, day, items):
+    """How `day` ended for the account, judged on that day's entries (`day_items`)."""
+    checked = any(item.checked for item in items)
+    if user.constance_mode == ConstanceMode.COMPLETE:
+        counted = bool(items) and all(item.touched for item in items)
+    else:
+        counted = checked
+    if counted:
+        return Outcome.DONE
+    if any(item.skipped for item in items):
+        return Outcome.SKIPPED
+    if items:
+        return Outcome.MISSED
+    has_routine = db.session.scalar(db.select(Routine.id).where(Routine.user_id == user.id).limit(1)) is not None
+    return Outcome.NOT_SCHEDULED if has_routine else Outcome.NOT_IN_ROUTINE
+
+
+# Writing outcomes -------------------------------------------------------------------------------
+
+
+def outcome_row(user, owner_type, owner_id, day):
+    return db.session.scalar(
+        db.select(DayOutcome).where(
+            DayOutcome.user_id == user.id,
+            DayOutcome.owner_type == owner_type,
+            DayOutcome.owner_id == owner_id,
+            DayOutcome.day == day,
+        )
+    )
+
+
+def set_outcome(user, owner_type, owner_id, day, outcome):
+    """Write (or, with None, remove) one owner's outcome for one day."""
+    row = outcome_row(user, owner_type, owner_id, day)
+    if outcome is None:
+        if row is not None:
+            db.session.delete(row)
+    elif row is None:
+        db.session.add(DayOutcome(user_id=user.id, owner_type=owner_type, owner_id=owner_id, day=day, outcome=outcome))
+    else:
+        row.outcome = outcome
+
+
+def settle_item(user, item_type, item_id, day, closed):
+    """A habit's or task's outcome for `day` after a check or skip changed.
+
+    Presence (DONE, SKIPPED) is written at once. Without it, an open day has no row (MISSED is
+    only true once the day ends) and a closed day is MISSED: its frozen rows prove the item was
+    part of the day.
+    """
+    rows = db.session.scalars(
+        db.select(EntryCheck).where(EntryCheck.user_id == user.id, EntryCheck.day == day, EntryCheck.item_id == item_id)
+    ).all()
+    outcome = _item_outcome(rows)
+    if outcome is None and closed and rows:
+        outcome = Outcome.MISSED
+    set_outcome(user, item_type, item_id, day, outcome)
+
+
+def settle_account(user, day, closed):
+    """The account's outcome for `day`: written when the day counted; otherwise removed while the
+    day is open, or set to how the day ended once it is closed."""
+    outcome = account_outcome(user, day, day_items(user, day, closed))
+    if not closed and outcome != Outcome.DONE:
+        outcome = None
+    set_outcome(user, OwnerType.USER, user.id, day, outcome)
+
+
+# Streak figures ---------------------------------------------------------------------------------
+
+
+def _outcomes(user, owner_type, owner_id, before=None):
+    """(day, outcome) pairs for one owner, oldest first, optionally only days before `before`."""
+    query = db.select(DayOutcome.day, DayOutcome.outcome).where(
+        DayOutcome.user_id == user.id, DayOutcome.owner_type == owner_type, DayOutcome.owner_id == owner_id
+    )
+    if before is not None:
+        query = query.where(DayOutcome.day < before)
+    return db.session.execute(query.order_by(DayOutcome.day)).all()
+
+
+def current_run(outcomes, today):
+    """Walk back from `today`: DONE counts, MISSED stops, anything else is stepped over."""
+    count = 0
+    for day, outcome in reversed(outcomes):
+        if day > today:
+            continue
+        if outcome == Outcome.MISSED:
+            break
+        if outcome == Outcome.DONE:
+            count += 1
+    return count
+
+
+def longest_run(outcomes):
+    best = run = 0
+    for _day, outcome in outcomes:
+        if outcome == Outcome.MISSED:
+            run = 0
+        elif outcome == Outcome.DONE:
+            run += 1
+            best = max(best, run)
+    return best
+
+
+def streak_before(user, item_type, item_id, day):
+    """The item's streak entering `day` (what a check's XP bonus reads)."""
+    return current_run(_outcomes(user, item_type, item_id, before=day), day)
+
+
+def refresh(user, owner, owner_type, today):
+    """Recompute an owner's streak scalars from its outcomes. The best never goes down."""
+    outcomes = _outcomes(user, owner_type, owner.id)
+    done = [day for day, outcome in outcomes if outcome == Outcome.DONE]
+    owner.current_streak = current_run(outcomes, today)
+    owner.best_streak = max(owner.best_streak or 0, longest_run(outcomes), owner.current_streak)
+    owner.total_check_ins = len(done)
+    owner.first_check_in = done[0] if done else None
+    owner.last_check_in = done[-1] if done else None
+    return owner
+
+
+def refresh_account(user, today):
+    refresh(user, user, OwnerType.USER, today)
+    user.max_constance = max(user.max_constance or 0, user.best_streak or 0)
+
+
+# The account's constance ------------------------------------------------------------------------
+
+
+@dataclass
+class Constance:
+    days: int
+    best: int
+    dormant: bool  # the streak is paused: nothing scheduled or done for two weeks (it is not broken)
+    counted_today: bool
+
+    def to_dict(self):
+        return vars(self).copy()
+
+
+def constance(user, today=None):
+    """The account's streak as of `today`, fresh from the outcomes."""
+    today = today or today_for(user)
+    outcomes = _outcomes(user, OwnerType.USER, user.id)
+    days = current_run(outcomes, today)
+    recent = [o for d, o in outcomes if today - timedelta(days=DORMANT_AFTER - 1) <= d <= today]
+    active = any(o in (Outcome.DONE, Outcome.SKIPPED, Outcome.MISSED) for o in recent)
+    routine_today = schedules.routine_on(user, today)
+    dormant = days > 0 and not active and not (routine_today and routine_today.entries)
+    counted_today = any(d == today and o == Outcome.DONE for d, o in outcomes)
+    best = max(user.max_constance or 0, user.best_streak or 0, longest_run(outcomes), days)
+    return Constance(days=days, best=best, dormant=dormant, counted_today=counted_today)
+
+
+# History ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class History:
+    owner_type: str
+    owner_id: str
+    start: date
+    end: date
+    days: list  # [(day, outcome name or UNKNOWN)], one per day, oldest first
+
+    def to_dict(self):
+        return {
+            "owner_type": self.owner_type,
+            "owner_id": self.owner_id,
+            "from": self.start.isoformat(),
+            "to": self.end.isoformat(),
+            "days": [{"day": day.isoformat(), "outcome": outcome} for day, outcome in self.days],
+        }
+
+
+def history(user, owner_type="USER", owner_id=None, start=None, end=None):
+    """One outcome per day for a habit, task, routine or the account (UNKNOWN where no row).
+
+    `end` defaults to today and may be at most tomorrow; `start` to 27 days before `end`. A range
+    wider than 366 days keeps its most recent 366 (the result says which range it covers). An id
+    that is not the user's simply reads as all UNKNOWN.
+    """
+    try:
+        kind = OwnerType(str(owner_type).strip().upper())
+    except ValueError:
+        raise Invalid("INVALID_INPUT", details={"owner_type": "HISTORY_OWNER_INVALID"}) from None
+    owner = user.id if kind == OwnerType.USER else routines.as_uuid(owner_id)
+    today = today_for(user)
+    end = _as_date(end, "to") or today
+    if end > today + timedelta(days=1):
+        raise Invalid("INVALID_INPUT", details={"to": "HISTORY_RANGE_INVALID"})
+    start = _as_date(start, "from") or end - timedelta(days=HISTORY_DEFAULT_DAYS - 1)
+    if start > end:
+        raise Invalid("INVALID_INPUT", details={"from": "HISTORY_RANGE_INVALID"})
+    start = max(start, end - timedelta(days=HISTORY_MAX_DAYS - 1))
+    found = {}
+    if owner is not None:
+        rows = db.session.execute(
+            db.select(DayOutcome.day, DayOutcome.outcome).where(
+                DayOutcome.user_id == user.id,
+                DayOutcome.owner_type == kind,
+                DayOutcome.owner_id == owner,
+                DayOutcome.day.between(start, end),
+            )
+        ).all()
+        found = {day: outcome.value for day, outcome in rows}
+    span = (end - start).days + 1
+    days = [(start + timedelta(days=i), found.get(start + timedelta(days=i), UNKNOWN)) for i in range(span)]
+    return History(kind.value, str(owner) if owner else "", start, end, days)
+
+
+def _as_date(value, field):
+    if value in (None, ""):
+        return None
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value).strip())
+    except ValueError:
+        raise Invalid("INVALID_INPUT", details={field: "DATE_INVALID"}) from None
+
+
+# XP history for the charts ----------------------------------------------------------------------
+
+XP_HISTORY_MAX_DAYS = 90
+
+
+@dataclass
+class XpHistory:
+    days: list  # the dates, oldest first
+    series: dict  # (owner type, owner id) -> [net XP per day]
+
+    def values(self, owner_type, owner_id):
+        return self.series.get((OwnerType(owner_type), owner_id), [0.0] * len(self.days))
+
+    def to_dict(self):
+        return {
+            "from": self.days[0].isoformat(),
+            "to": self.days[-1].isoformat(),
+            "days": [day.isoformat() for day in self.days],
+            "series": [
+                {"owner_type": kind.value, "owner_id": str(owner_id), "values": values}
+                for (kind, owner_id), values in self.series.items()
+            ],
+        }
+
+
+def xp_history(user, days=7, today=None):
+    """The net XP of each owner on each of the last `days` days (1–90), zero where nothing
+    happened; only owners with XP in the window appear."""
+    try:
+        days = int(days)
+    except (TypeError, ValueError):
+        days = 0
+    if not 1 <= days <= XP_HISTORY_MAX_DAYS:
+        raise Invalid("INVALID_INPUT", details={"days": "XP_HISTORY_DAYS_INVALID"})
+    today = today or today_for(user)
+    dates = [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
+    rows = db.session.execute(
+        db.select(XpDay.owner_type, XpDay.owner_id, XpDay.day, XpDay.xp).where(
+            XpDay.user_id == user.id, XpDay.day.between(dates[0], today)
+        )
+    ).all()
+    series = {}
+    for kind, owner_id, day, xp in rows:
+        series.setdefault((kind, owner_id), [0.0] * days)[(day - dates[0]).days] += xp
+    return XpHistory(dates, series)
+
+
+def categories_by_xp(user):
+    """The user's categories, most XP first: the dashboard's best and worst areas."""
+    return db.session.scalars(
+        db.select(Category).where(Category.user_id == user.id).order_by(Category.xp.desc(), Category.name)
+    ).all()

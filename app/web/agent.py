@@ -1,0 +1,168 @@
+"""The assistant's panel: chats, the composer, and the event stream of each answer."""
+
+import uuid
+from datetime import UTC, datetime
+
+from flask import Blueprint, Response, current_app, render_template, request
+from flask_babel import format_datetime, format_time
+from flask_limiter.errors import RateLimitExceeded
+from flask_login import current_user, login_required
+
+from app.agent import markdown, stream
+from app.agent.tools import registry
+from app.extensions import limiter
+from app.services import assistant
+from app.services.errors import DomainError, message_for
+
+bp = Blueprint("agent", __name__, url_prefix="/ai/agent")
+
+# One bucket for every message that reaches a model, whatever the chat.
+model_turns = limiter.shared_limit(
+    lambda: current_app.config["AGENT_RATE_LIMIT"],
+    scope="agent-turns",
+    key_func=lambda: f"user:{current_user.id}",
+    methods=["POST"],
+)
+
+
+@bp.app_template_global()
+def tool_label_for(name):
+    found = registry.REGISTRY.get(name)
+    return found.label if found else name
+
+
+bp.add_app_template_global(message_for, "message_for")
+bp.add_app_template_global(markdown.render, "render_markdown")
+
+
+@bp.app_template_filter()
+def format_activity(moment):
+    return format_datetime(moment, "short") if moment else ""
+
+
+def _chat_view(chat, status=200, **context):
+    return render_template("agent/_chat.html", chat=chat, messages=assistant.messages(current_user, chat.id),
+                           **context), status  # fmt: skip
+
+
+@bp.get("/panel")
+@login_required
+def panel():
+    chats = assistant.list_chats(current_user)
+    return render_template("agent/_panel.html", chats=chats, chat=chats[0] if chats else None,
+                           messages=chats[0].messages if chats else [])  # fmt: skip
+
+
+@bp.get("/chats")
+@login_required
+def chats():
+    return render_template("agent/_chat_list.html", chats=assistant.list_chats(current_user))
+
+
+@bp.get("/chats/<uuid:chat_id>")
+@login_required
+def open_chat(chat_id):
+    return _chat_view(assistant.get_chat(current_user, chat_id))
+
+
+@bp.post("/chats")
+@login_required
+def new_chat():
+    """A new chat; with a `message`, its first turn starts at once (and spends the turn budget)."""
+    if request.form.get("message", "").strip():
+        return _first_message()
+    return _chat_view(assistant.create_chat(current_user))
+
+
+@model_turns
+def _first_message():
+    chat = assistant.create_chat(current_user)
+    return _start(chat, replace_chat=True)
+
+
+@bp.post("/chats/<uuid:chat_id>/messages")
+@login_required
+@model_turns
+def send(chat_id):
+    return _start(assistant.get_chat(current_user, chat_id))
+
+
+def _start(chat, replace_chat=False):
+    try:
+        turn = assistant.start_turn(
+            current_user, chat.id, request.form.get("message"), page=request.form.get("page"),
+            focus_entry_id=_focus_entry(),
+        )  # fmt: skip
+    except DomainError as refused:
+        return render_template("agent/_notice.html", message=refused.field_messages.get("message") or refused.message,
+                               text=request.form.get("message", "")), refused.status  # fmt: skip
+    if replace_chat:
+        return _chat_view(chat, started=turn)
+    return render_template("agent/_exchange.html", turn=turn)
+
+
+def _focus_entry():
+    try:
+        return uuid.UUID(request.form["focus_entry"]) if request.form.get("focus_entry") else None
+    except ValueError:
+        return None
+
+
+@bp.post("/chats/<uuid:chat_id>/rename")
+@login_required
+def rename(chat_id):
+    assistant.rename_chat(current_user, chat_id, request.form.get("title"))
+    return render_template("agent/_chat_list.html", chats=assistant.list_chats(current_user))
+
+
+@bp.post("/chats/<uuid:chat_id>/delete")
+@login_required
+def delete(chat_id):
+    assistant.delete_chat(current_user, chat_id)
+    return panel()
+
+
+@bp.post("/reset")
+@login_required
+def reset():
+    """Every chat deleted and the global note cleared ("Reset the assistant")."""
+    assistant.reset(current_user)
+    return panel()
+
+
+@bp.get("/turns/<uuid:turn_id>/stream")
+@login_required
+def watch(turn_id):
+    turn = assistant.get_turn(current_user, turn_id)
+    body = stream.watch(current_user, turn, _last_event_id())
+    return Response(
+        body,
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _last_event_id():
+    try:
+        return max(int(request.headers.get("Last-Event-ID", "0")), 0)
+    except ValueError:
+        return 0
+
+
+@bp.post("/turns/<uuid:turn_id>/cancel")
+@login_required
+def cancel(turn_id):
+    turn = assistant.get_turn(current_user, turn_id)
+    assistant.cancel_turns(current_user, turn_id=turn.id)
+    return "", 204
+
+
+@bp.errorhandler(RateLimitExceeded)
+def too_many_turns(error):
+    """429 with Retry-After and a message that says when the next message can go."""
+    limit = limiter.current_limit
+    reset_at = datetime.fromtimestamp(limit.reset_at, UTC) if limit else datetime.now(UTC)
+    seconds = max(int((reset_at - datetime.now(UTC)).total_seconds()), 1)
+    message = message_for("AGENT_RATE_LIMITED", time=format_time(reset_at, "short"))
+    body = render_template("agent/_notice.html", message=message, text=request.form.get("message", ""))
+    return Response(body, status=429, headers={"Retry-After": str(seconds)})

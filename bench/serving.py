@@ -1,0 +1,79 @@
+"""Run the app the way production does — the Procfile's `web:` line — for the benches."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def web_command():
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        if line.startswith("web:"):
+            return line.removeprefix("web:").strip()
+    raise RuntimeError("the Procfile has no web: line")
+
+
+@contextlib.contextmanager
+def procfile_server(env, workers=1):
+    """The Procfile's web process on a free port of 127.0.0.1; yields (base URL, its process)."""
+    port = free_port()
+    command = web_command().replace("0.0.0.0", "127.0.0.1")
+    environment = {
+        **os.environ,
+        **env,
+        "PORT": str(port),
+        "WEB_CONCURRENCY": str(workers),
+        "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
+    }
+    log = tempfile.TemporaryFile()  # noqa: SIM115 — it must outlive this block: the server writes to it
+    process = subprocess.Popen(
+        ["sh", "-c", f"exec {command}"], cwd=ROOT, env=environment, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=log,
+    )  # fmt: skip
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(base_url + "/healthz", timeout=2).ok:
+                    break
+            except requests.RequestException:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise RuntimeError("the web process did not start:\n" + log.read().decode()[-3000:])
+            time.sleep(0.2)
+        yield base_url, process
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+        log.close()
+
+
+def worker_pids(process):
+    """The gunicorn workers under the master."""
+    output = subprocess.run(["ps", "-o", "pid=", "--ppid", str(process.pid)], capture_output=True, text=True)
+    return [int(pid) for pid in output.stdout.split()]
+
+
+def rss_kib(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0

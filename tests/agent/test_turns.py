@@ -1,0 +1,36 @@
+"""A turn, end to end: posted, watched, streamed, saved — and watched again without a second call."""
+
+from app.extensions import db
+from app.models.agent import ChatMessage, Ending
+from tests.agent.conftest import Reply, wait_for_turn
+
+
+def test_a_message_streams_tokens_then_done_and_is_saved(ana, fake, agent_app):
+    fake.script("mistral", Reply.says("Hello ", "**Ana**", "!"))
+    chat_id = ana.new_chat()
+    turn_id = ana.send_ok(chat_id, "hi there")
+    events = ana.stream(turn_id)
+    names = [e["name"] for e in events]
+    assert names == ["token", "token", "token", "done"]
+    assert "".join(e["data"] for e in events[:3]) == "Hello **Ana**!"
+    done = events[-1]["data"]
+    assert "<strong>Ana</strong>" in done
+    assert "answered by mistral" in done
+    with agent_app.app_context():
+        rows = db.session.scalars(db.select(ChatMessage).order_by(ChatMessage.seq)).all()
+        assert [(r.seq, r.role.value) for r in rows] == [(1, "USER"), (2, "ASSISTANT")]
+        assert rows[1].segments == [{"type": "text", "text": "Hello **Ana**!"}]
+        assert rows[1].link == "mistral" and rows[1].ending == Ending.COMPLETE
+
+
+def test_watching_again_replays_and_never_calls_the_model_twice(ana, fake, agent_app):
+    fake.script("mistral", Reply.says("one ", "two ", "three"))
+    chat_id = ana.new_chat()
+    turn_id = ana.send_ok(chat_id, "count")
+    first = ana.stream(turn_id)
+    again = ana.stream(turn_id, last_event_id=1)  # a reconnect after the first token
+    assert [e["id"] for e in again] == [2, 3, 4]
+    assert again[-1]["name"] == "done"
+    assert len(fake.requests("mistral")) == 1
+    assert first[-1]["data"] == again[-1]["data"]
+    wait_for_turn(agent_app, turn_id)

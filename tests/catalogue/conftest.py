@@ -1,0 +1,71 @@
+"""Factories for the catalogue tests: Ana's and Bruno's accounts, and their things."""
+
+from contextlib import contextmanager
+from datetime import date, time
+
+import pytest
+
+from app.extensions import db
+from app.models import Routine, RoutineEntry, RoutineKind, RoutineSection, User
+from app.services import categories, goals, habits, tasks
+
+TODAY = date(2026, 3, 11)  # a Wednesday
+
+
+@pytest.fixture
+def ana(app_context, user_id):
+    return db.session.get(User, user_id)
+
+
+@pytest.fixture
+def bruno(app_context, other_user_id):
+    return db.session.get(User, other_user_id)
+
+
+@contextmanager
+def as_user(app, user_id):
+    """A short app context holding the user: arrange or inspect rows around a request."""
+    with app.app_context():
+        yield db.session.get(User, user_id)
+        db.session.remove()
+
+
+def a_category(user, name="Health", **fields):
+    return categories.create(user, name=name, icon=fields.pop("icon", "heart"), **fields)
+
+
+def a_habit(user, name="Run", category=None, **fields):
+    category = category or a_category(user, name=f"{name} area")
+    values = {"importance": 3, "difficulty": 2, "icon": "activity", **fields}
+    return habits.create(user, name=name, categories=[category.id], **values)
+
+
+def a_task(user, name="Call mom", **fields):
+    return tasks.create(
+        user, name=name, importance=fields.pop("importance", 2), difficulty=fields.pop("difficulty", 1), **fields
+    )
+
+
+def a_goal(user, name="Read 12 books", **fields):
+    values = {
+        "target_value": 12,
+        "unit": "books",
+        "start_date": date(2026, 1, 1),
+        "end_date": date(2026, 12, 31),
+        **fields,
+    }
+    return goals.create(user, name=name, **values)
+
+
+def put_in_routine(user, item, routine_name="Morning routine"):
+    """Place a habit or task in a (new) timed routine, the way the routines area stores it."""
+    routine = Routine(user_id=user.id, kind=RoutineKind.TIMED, name=routine_name, icon="sunrise")
+    section = RoutineSection(routine=routine, position=0, name="Wake up", icon="sun", starts_at=time(7, 0))
+    entry = RoutineEntry(routine=routine, section=section, position=0)
+    if isinstance(item, habits.Habit):
+        entry.habit_id = item.id
+    else:
+        entry.task_id = item.id
+    db.session.add_all([routine, section, entry])
+    db.session.commit()
+    return routine

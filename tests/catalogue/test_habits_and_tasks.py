@@ -1,0 +1,219 @@
+"""Habits and tasks: what they must be given, partial edits, and never deleting one in use."""
+
+from datetime import date
+
+import pytest
+
+from app.extensions import db
+from app.models import DayOutcome, Habit, Task, XpDay
+from app.models.history import Outcome, OwnerType
+from app.services import habits, progress, tasks
+from app.services.errors import Conflict, Invalid, NotFound
+from tests.catalogue.conftest import a_category, a_habit, a_task, put_in_routine
+
+
+def test_a_habit_needs_at_least_one_category(ana):
+    with pytest.raises(Invalid) as refused:
+        habits.create(ana, name="Run", importance=3, difficulty=2, categories=[])
+    assert refused.value.details == {"categories": "CATEGORIES_REQUIRED"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"name": "R"}, {"name": "NAME_INVALID"}),
+        ({"importance": 0}, {"importance": "SCALE_INVALID"}),
+        ({"importance": 6}, {"importance": "SCALE_INVALID"}),
+        ({"difficulty": "hard"}, {"difficulty": "SCALE_INVALID"}),
+        ({"description": "d" * 257}, {"description": "TEXT_TOO_LONG"}),
+        ({"motivation": "m" * 257}, {"motivation": "TEXT_TOO_LONG"}),
+        ({"experience": "EXPERT"}, {"experience": "EXPERIENCE_INVALID"}),
+    ],
+)
+def test_invalid_habits_are_refused_field_by_field(ana, fields, problem):
+    category = a_category(ana)
+    values = {"name": "Run", "importance": 3, "difficulty": 2, "categories": [category.id], **fields}
+    with pytest.raises(Invalid) as refused:
+        habits.create(ana, **values)
+    assert refused.value.details == problem
+    assert db.session.scalar(db.select(db.func.count()).select_from(Habit)) == 0
+
+
+def test_importance_and_difficulty_run_from_1_to_5(ana):
+    category = a_category(ana)
+    low = habits.create(ana, name="Stretch", importance=1, difficulty="1", categories=[category.id])
+    high = habits.create(ana, name="Marathon", importance="5", difficulty=5, categories=[category.id])
+    assert (low.importance, low.difficulty, high.importance, high.difficulty) == (1, 1, 5, 5)
+
+
+def test_a_habit_can_name_its_categories_and_duplicates_count_once(ana):
+    health = a_category(ana)
+    habit = habits.create(ana, name="Run", importance=3, difficulty=2, categories=["health", health.id, "HEALTH"])
+    assert habit.categories == [health]
+
+
+def test_a_habit_cannot_use_another_users_category(ana, bruno):
+    theirs = a_category(bruno, "Bruno's")
+    with pytest.raises(Invalid) as refused:
+        habits.create(ana, name="Run", importance=3, difficulty=2, categories=[theirs.id])
+    assert refused.value.details == {"categories": "CATEGORY_NOT_FOUND"}
+
+
+def test_a_category_name_two_categories_share_is_refused_with_the_candidates(ana):
+    first, second = a_category(ana, "Health"), a_category(ana, "HEALTH")
+    with pytest.raises(Invalid) as refused:
+        habits.create(ana, name="Run", importance=3, difficulty=2, categories=["health"])
+    assert refused.value.key == "CATEGORY_AMBIGUOUS"
+    assert str(first.id) in refused.value.to_dict()["message"] and str(second.id) in refused.value.message
+    assert db.session.scalar(db.select(db.func.count()).select_from(Habit)) == 0
+
+
+def test_a_habit_starts_at_the_level_of_the_experience_given(ana):
+    habit = a_habit(ana, experience="INTERMEDIATE")
+    assert (habit.level, habit.xp) == (5, 1250)
+
+
+def test_a_habit_edit_changes_only_the_fields_given(ana):
+    habit = a_habit(ana, description="Around the park", motivation="Feel light")
+    other = a_category(ana, "Sport")
+    habits.edit(ana, habit.id, importance=5)
+    assert (habit.name, habit.description, habit.motivation, habit.importance, habit.difficulty) == (
+        "Run",
+        "Around the park",
+        "Feel light",
+        5,
+        2,
+    )
+    habits.edit(ana, "run", categories=[other.id], description="")
+    assert habit.categories == [other] and habit.description is None
+
+
+def test_a_habit_edit_never_leaves_it_without_a_category(ana):
+    habit = a_habit(ana)
+    with pytest.raises(Invalid) as refused:
+        habits.edit(ana, habit.id, categories=[])
+    assert refused.value.details == {"categories": "CATEGORIES_REQUIRED"}
+
+
+def test_habits_are_searched_filtered_by_category_and_sorted(ana):
+    health, mind = a_category(ana, "Health"), a_category(ana, "Mind")
+    a_habit(ana, "Run", category=health, importance=2)
+    a_habit(ana, "Read", category=mind, importance=5, description="Before bed")
+    a_habit(ana, "Swim", category=health, importance=4)
+    assert [h.name for h in habits.listing(ana, sort="importance_desc")] == ["Read", "Swim", "Run"]
+    assert [h.name for h in habits.listing(ana, category=str(health.id), sort="name")] == ["Run", "Swim"]
+    assert [h.name for h in habits.listing(ana, search="bed")] == ["Read"]
+    assert [h.name for h in habits.listing(ana, search="100%")] == []
+
+
+def test_a_habit_in_a_routine_cannot_be_deleted_and_the_refusal_names_the_routine(ana):
+    habit = a_habit(ana)
+    put_in_routine(ana, habit, "Morning routine")
+    with pytest.raises(Conflict) as refused:
+        habits.delete(ana, habit.id)
+    assert refused.value.key == "HABIT_IN_ROUTINE" and refused.value.status == 409
+    assert "Morning routine" in refused.value.message
+    assert db.session.get(Habit, habit.id) is not None
+
+
+def test_deleting_a_habit_removes_its_outcomes_and_xp_history(ana):
+    habit = a_habit(ana)
+    category = habit.categories[0]
+    progress.grant(ana, 20, [habit, category])
+    db.session.add(
+        DayOutcome(
+            user_id=ana.id, owner_type=OwnerType.HABIT, owner_id=habit.id, day=date(2026, 3, 1), outcome=Outcome.DONE
+        )
+    )
+    db.session.commit()
+    habits.delete(ana, habit.id)
+    assert db.session.scalar(db.select(db.func.count()).select_from(DayOutcome)) == 0
+    assert {row.owner_type for row in db.session.scalars(db.select(XpDay))} == {OwnerType.USER, OwnerType.CATEGORY}
+
+
+def test_resolving_a_habit_by_a_name_two_habits_share_lists_both(ana):
+    first, second = a_habit(ana, "Run"), a_habit(ana, "run")
+    with pytest.raises(Invalid) as refused:
+        habits.resolve(ana, "RUN")
+    assert refused.value.key == "HABIT_AMBIGUOUS"
+    assert str(first.id) in refused.value.message and str(second.id) in refused.value.message
+    assert habits.resolve(ana, first.id) is first
+
+
+def test_another_users_habit_is_not_found(ana, bruno):
+    theirs = a_habit(bruno, "Bruno's run")
+    for call in (
+        lambda: habits.get(ana, theirs.id),
+        lambda: habits.edit(ana, theirs.id, name="Mine"),
+        lambda: habits.delete(ana, theirs.id),
+        lambda: habits.resolve(ana, "Bruno's run"),
+    ):
+        with pytest.raises(NotFound) as refused:
+            call()
+        assert refused.value.key == "HABIT_NOT_FOUND"
+
+
+def test_a_task_needs_no_category(ana):
+    task = tasks.create(ana, name="Call mom", importance=2, difficulty=1)
+    assert task.categories == [] and task.one_time is False
+
+
+def test_a_one_time_task_is_marked_so(ana):
+    assert tasks.create(ana, name="Renew passport", importance=4, difficulty=2, one_time=True).one_time
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"name": ""}, {"name": "NAME_INVALID"}),
+        ({"importance": None}, {"importance": "SCALE_INVALID"}),
+        ({"difficulty": 9}, {"difficulty": "SCALE_INVALID"}),
+        ({"categories": ["Nowhere"]}, {"categories": "CATEGORY_NOT_FOUND"}),
+    ],
+)
+def test_invalid_tasks_are_refused_field_by_field(ana, fields, problem):
+    values = {"name": "Call mom", "importance": 2, "difficulty": 1, **fields}
+    with pytest.raises(Invalid) as refused:
+        tasks.create(ana, **values)
+    assert refused.value.details == problem
+    assert db.session.scalar(db.select(db.func.count()).select_from(Task)) == 0
+
+
+def test_a_task_edit_changes_only_the_fields_given(ana):
+    health = a_category(ana)
+    task = a_task(ana, description="Sunday", categories=[health.id])
+    tasks.edit(ana, task.id, one_time=True)
+    assert (task.name, task.description, task.categories, task.one_time) == ("Call mom", "Sunday", [health], True)
+    tasks.edit(ana, task.id, categories=[])
+    assert task.categories == []
+
+
+def test_a_task_in_a_routine_cannot_be_deleted(ana):
+    task = a_task(ana)
+    put_in_routine(ana, task, "Evening routine")
+    with pytest.raises(Conflict) as refused:
+        tasks.delete(ana, task.id)
+    assert refused.value.key == "TASK_IN_ROUTINE"
+    assert "Evening routine" in refused.value.message
+
+
+def test_deleting_a_task_removes_its_outcomes(ana):
+    task = a_task(ana)
+    db.session.add(
+        DayOutcome(
+            user_id=ana.id, owner_type=OwnerType.TASK, owner_id=task.id, day=date(2026, 3, 1), outcome=Outcome.MISSED
+        )
+    )
+    db.session.commit()
+    tasks.delete(ana, "call mom")
+    assert db.session.scalar(db.select(db.func.count()).select_from(DayOutcome)) == 0
+    assert db.session.scalar(db.select(db.func.count()).select_from(Task)) == 0
+
+
+def test_another_users_task_is_not_found(ana, bruno):
+    theirs = a_task(bruno, "Bruno's call")
+    with pytest.raises(NotFound) as refused:
+        tasks.delete(ana, theirs.id)
+    assert refused.value.key == "TASK_NOT_FOUND"
+    with pytest.raises(NotFound):
+        tasks.resolve(ana, "Bruno's call")
