@@ -8,7 +8,7 @@ from flask import current_app
 from flask.cli import AppGroup, with_appcontext
 
 from app.extensions import db
-from app.services import accounts, day_close
+from app.services import accounts, day_close, demo
 from app.services.errors import NotFound
 
 users_cli = AppGroup("users", help="Manage accounts.")
@@ -28,10 +28,16 @@ def make_admin(email):
 @click.command("seed-demo")
 @with_appcontext
 def seed_demo():
-    """Create the demo account (idempotent) and print how to sign in."""
+    """Create the demo account with two months of a believable life (idempotent) and print how
+    to sign in."""
     email, password = current_app.config["DEMO_EMAIL"], current_app.config["DEMO_PASSWORD"]
-    _user, created = accounts.ensure_demo_account(email, password)
+    user, created = accounts.ensure_demo_account(email, password)
     click.echo(("Created" if created else "Already there:") + f" demo account {email} / password {password}")
+    life = demo.give_a_life(user)
+    if life is None:
+        click.echo("Its life was already there: nothing changed.")
+    else:
+        click.echo(f"Gave it a life: {life.summary()}.")
 
 
 @click.command("day-close")

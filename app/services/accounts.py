@@ -16,6 +16,7 @@ from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
 from app.extensions import db, limiter
 from app.models import User
+from app.services import widgets
 from app.services.errors import Invalid, NotFound, Throttled
 
 LANGUAGES = ("en", "pt")
@@ -94,6 +95,7 @@ def register(*, name, email, password, language="en", timezone_name=None):
         password_hash=_hasher.hash(password),
         language=language,
         timezone=timezone_name if timezone_name in _timezones() else "UTC",
+        widgets=list(widgets.DEFAULT),  # a first dashboard that already shows progress
     )
     db.session.add(user)
     db.session.commit()

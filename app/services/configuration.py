@@ -17,6 +17,7 @@ from app.events import announce
 from app.extensions import db
 from app.models import (
     Category,
+    Chat,
     ConstanceMode,
     DayOutcome,
     EntryCheck,
@@ -378,6 +379,38 @@ def export_entry_checks(user):
     ]
 
 
+def export_assistant(user):
+    """What the assistant remembers: its note about the person and every conversation."""
+    chats = db.session.scalars(db.select(Chat).where(Chat.user_id == user.id).order_by(Chat.created_at)).all()
+    return {
+        "notes_about_you": user.assistant_note,
+        "chats": [
+            {
+                "id": str(chat.id),
+                "title": chat.title,
+                "created_at": _iso(chat.created_at),
+                "last_activity_at": _iso(chat.last_activity_at),
+                "notes_about_this_chat": chat.note,
+                "messages": [
+                    {
+                        "role": str(message.role),
+                        "segments": message.segments,
+                        "ending": _enum(message.ending),
+                        "answered_by": message.link,
+                        "created_at": _iso(message.created_at),
+                    }
+                    for message in chat.messages
+                ],
+            }
+            for chat in chats
+        ],
+    }
+
+
+def _enum(value):
+    return str(value) if value is not None else None
+
+
 EXPORT_SECTIONS = {
     "profile": export_profile,
     "categories": export_categories,
@@ -390,6 +423,7 @@ EXPORT_SECTIONS = {
     "entry_checks": export_entry_checks,
     "xp_days": export_xp_days,
     "feedback": export_feedback,
+    "assistant": export_assistant,
 }
 
 

@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, Response, current_app, render_template, request
 from flask_babel import format_datetime, format_time
+from flask_babel import gettext as _
 from flask_limiter.errors import RateLimitExceeded
 from flask_login import current_user, login_required
 
@@ -125,9 +126,12 @@ def delete(chat_id):
 @bp.post("/reset")
 @login_required
 def reset():
-    """Every chat deleted and the global note cleared ("Reset the assistant")."""
+    """Every chat deleted and the global note cleared ("Reset the assistant"), from the panel or
+    from the configuration page."""
     assistant.reset(current_user)
-    return panel()
+    if request.headers.get("HX-Target") == "agent-panel-body":
+        return panel()
+    return render_template("agent/_notice.html", message=_("Done: the assistant starts fresh."), kind="success")
 
 
 @bp.get("/turns/<uuid:turn_id>/stream")

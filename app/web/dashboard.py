@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
-from app.services import streaks, today, widgets
+from app.services import configuration, streaks, today, widgets
 from app.services.progress import user_zone
 from app.web.navigation import BY_SLUG
 from app.web.rendering import render_page
@@ -48,6 +48,17 @@ def index():
         widgets=[(widget_id, WIDGETS[widget_id][0], _widget_context(widget_id, user)) for widget_id in chosen],
         configuration_url=BY_SLUG["configuration"].url,
     )
+
+
+@bp.post("/dashboard/tour-done")
+@login_required
+def finish_tour():
+    """The welcome card's "Got it": the tutorial is done, so the assistant appears (a reload
+    brings its launcher into the shell)."""
+    configuration.update(me(), tutorial_done=True)
+    response = redirect(url_for("dashboard.index"))
+    response.headers["HX-Refresh"] = "true"
+    return response
 
 
 @bp.get("/dashboard/constance")

@@ -21,7 +21,8 @@
   function dialog() { return document.getElementById("dialog"); }
   document.addEventListener("htmx:afterSwap", function (event) {
     var box = dialog();
-    if (box && event.detail.target && event.detail.target.id === "dialog-body" && !box.open) {
+    var body = event.detail.target;
+    if (box && body && body.id === "dialog-body" && !box.open && body.textContent.trim()) {
       box.showModal();
       var first = box.querySelector("[autofocus], input, select, textarea, button");
       if (first) first.focus();
@@ -110,6 +111,15 @@
     match[1].split(" ").forEach(function (domain) {
       if (domain) htmx.trigger(document.body, "domain:" + domain);
     });
+  });
+
+  // `done` and `error` end a turn: close its EventSource before the server closes the stream,
+  // so the browser does not report (or retry) a connection that ended on purpose.
+  document.addEventListener("htmx:sseBeforeMessage", function (event) {
+    var message = event.detail;
+    if (message && (message.type === "done" || message.type === "error") && message.target) {
+      message.target.close();
+    }
   });
 
   // Keep the newest message in view while an answer streams in.

@@ -191,3 +191,57 @@ def test_a_first_message_without_a_chat_creates_one_titled_from_it(ana, fake, ag
         assert chat.title == "Help me plan a reading habit please"[:40]
     turn_id = html.split('id="turn-')[1][:36]
     assert ana.stream(turn_id)[-1]["name"] == "done"
+
+
+def test_a_write_tool_in_a_turn_announces_its_domain_and_links_its_page(ana, fake, agent_app):
+    from app.services import categories
+
+    with agent_app.app_context():
+        categories.create(db.session.scalar(db.select(User)), name="Health", icon="heart")
+    fake.script(
+        "mistral",
+        Reply.calls(FakeCall("createUserHabit", {"name": "Stretch", "importance": 2, "difficulty": 1,
+                                                 "categories": ["Health"]})),
+        Reply.says("Created **Stretch**."),
+    )  # fmt: skip
+    events = ana.stream(ana.send_ok(ana.new_chat(), "add a stretching habit"))
+    finished = events[1]["data"]
+    assert 'data-domains="habits"' in finished and 'href="/habits"' in finished
+    created = json.loads(
+        next(m for m in fake.requests("mistral")[1].body["messages"] if m["role"] == "tool")["content"]
+    )
+    assert uuid.UUID(created["created"]["id"])  # the model gets the new id back
+
+
+def test_the_export_carries_the_chats_and_both_notes(ana, fake, agent_app):
+    from app.services import configuration
+
+    chat_id = ana.new_chat()
+    ana.stream(ana.send_ok(chat_id, "hello there"))
+    with agent_app.app_context():
+        user = db.session.scalar(db.select(User))
+        assistant.set_global_note(user, "Likes tea.")
+        assistant.set_chat_note(user, chat_id, "Greeting.")
+        exported = configuration.export(user)["assistant"]
+    assert exported["notes_about_you"] == "Likes tea."
+    (chat,) = exported["chats"]
+    assert chat["notes_about_this_chat"] == "Greeting."
+    assert [m["role"] for m in chat["messages"]] == ["USER", "ASSISTANT"]
+
+
+def test_deleting_the_account_takes_the_chats_with_it(ana, fake, agent_app):
+    from app.services import configuration
+    from tests.conftest import PASSWORD
+
+    ana.stream(ana.send_ok(ana.new_chat(), "hello"))
+    with agent_app.app_context():
+        user = db.session.scalar(db.select(User))
+        configuration.delete_account(user, PASSWORD, configuration.confirmation_word(user))
+        for model in (Chat, ChatMessage):
+            assert db.session.scalar(db.select(db.func.count()).select_from(model)) == 0
+
+
+def test_nothing_reaches_a_provider_for_someone_who_never_opens_the_assistant(ana, fake, agent_app):
+    for page in ("/dashboard", "/habits", "/tasks", "/goals", "/routines", "/configuration"):
+        assert ana.http.get(page).status_code == 200
+    assert fake.requests() == []

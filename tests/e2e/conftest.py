@@ -2,6 +2,7 @@
 
 import os
 import threading
+from contextlib import contextmanager
 
 import pytest
 from werkzeug.serving import make_server
@@ -21,6 +22,18 @@ CHROMIUM_FLAGS = [
 ]
 
 
+@contextmanager
+def serve(app):
+    """`app` on a threaded server on 127.0.0.1; yields its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory):
     """The app served from a thread, on its own SQLite file; yields its base URL."""
@@ -28,11 +41,8 @@ def live_server(tmp_path_factory):
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     with app.app_context():
         db.create_all()
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
+    with serve(app) as base_url:
+        yield base_url
 
 
 @pytest.fixture(scope="session")

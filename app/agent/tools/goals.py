@@ -1,0 +1,137 @@
+"""Tools for goals: the tree, progress, completion (XP only on request), archive and restore.
+
+A goal can be named by id, exact name or a unique part of its name; an ambiguous name is
+refused with the candidates.
+"""
+
+from datetime import date
+from typing import Literal
+
+from flask_babel import lazy_gettext as _l
+from pydantic import BaseModel, Field
+
+from app.agent.tools import views
+from app.agent.tools.registry import tool
+from app.services import goals
+
+GOAL_REF = "The goal's id, exact name, or a part of its name that only it has."
+Term = Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
+
+
+class GoalRef(BaseModel):
+    ref: str = Field(description=GOAL_REF)
+
+
+class GoalList(BaseModel):
+    archived: bool = Field(False, description="True to list archived goals instead of active ones.")
+    search: str | None = None
+
+
+class GoalNew(BaseModel):
+    name: str = Field(description="2–256 characters.")
+    target_value: float = Field(gt=0)
+    unit: str = Field(description="What is counted, e.g. km, books, €.")
+    start_date: date
+    end_date: date
+    current_value: float = Field(0, ge=0)
+    term: Term = "MEDIUM_TERM"
+    categories: list[str] = Field(default_factory=list, description="Optional category ids or exact names.")
+    parent: str | None = Field(None, description="Optionally, the goal this one sits under (" + GOAL_REF + ")")
+    icon: str | None = None
+    description: str | None = None
+    motivation: str | None = None
+
+
+class GoalEdit(GoalRef):
+    name: str | None = None
+    target_value: float | None = Field(None, gt=0)
+    unit: str | None = None
+    start_date: date | None = None
+    end_date: date | None = None
+    current_value: float | None = Field(None, ge=0)
+    term: Term | None = None
+    status: Literal["NOT_STARTED", "IN_PROGRESS"] | None = None
+    categories: list[str] | None = None
+    icon: str | None = None
+    description: str | None = None
+    motivation: str | None = None
+
+
+class GoalAmount(GoalRef):
+    value: float = Field(1, gt=0, description="How much to add or take away (default 1).")
+
+
+class GoalCompletion(GoalRef):
+    done: bool = Field(True, description="True completes the goal (grants XP); False undoes a completion.")
+
+
+class GoalMove(GoalRef):
+    parent: str | None = Field(description="The new parent goal (" + GOAL_REF + "), or null for the top level.")
+
+
+@tool(kind="read", label=_l("Read your goals"), args=GoalList)
+def getUserGoals(ctx, args):
+    """List the person's goals (active by default) with progress, dates, status and parent."""
+    return views.capped(goals.listing(ctx.user, archived=args.archived, search=args.search), views.goal)
+
+
+@tool(kind="write", label=_l("Created a goal"), domains=("goals",), page="/goals", args=GoalNew)
+def createUserGoal(ctx, args):
+    """Create a goal (optionally under another goal). Returns it with its id."""
+    return {"created": views.goal(goals.create(ctx.user, **args.model_dump()))}
+
+
+@tool(kind="write", label=_l("Changed a goal"), domains=("goals",), page="/goals", args=GoalEdit)
+def editUserGoal(ctx, args):
+    """Change some fields of a goal; fields you do not send keep their value. Completion goes
+    through completeUserGoal, moving through moveGoalUnder."""
+    changes = args.model_dump(exclude_unset=True, exclude={"ref"})
+    return {"updated": views.goal(goals.edit(ctx.user, args.ref, **changes))}
+
+
+@tool(kind="write", label=_l("Deleted a goal"), domains=("goals",), page="/goals", args=GoalRef)
+def deleteUserGoal(ctx, args):
+    """Delete a goal. Confirm with the person first; offer archiving when they may want the
+    history. Its sub-goals move up to its parent."""
+    goal = goals.resolve(ctx.user, args.ref)
+    name = goal.name
+    goals.delete(ctx.user, goal.id)
+    return {"deleted": name}
+
+
+@tool(kind="write", label=_l("Completed a goal"), domains=("goals",), page="/goals", args=GoalCompletion)
+def completeUserGoal(ctx, args):
+    """Complete a goal (it grants XP) or undo a completion (the same XP comes back off). ONLY when
+    the person explicitly asks for it."""
+    return {"goal": views.goal(goals.complete(ctx.user, args.ref, done=args.done))}
+
+
+@tool(kind="write", label=_l("Moved a goal forward"), domains=("goals",), page="/goals", args=GoalAmount)
+def increaseUserGoalValue(ctx, args):
+    """Add to a goal's current value (default 1). It never completes the goal by itself."""
+    return {"goal": views.goal(goals.increase(ctx.user, args.ref, args.value))}
+
+
+@tool(kind="write", label=_l("Moved a goal back"), domains=("goals",), page="/goals", args=GoalAmount)
+def decreaseUserGoalValue(ctx, args):
+    """Take from a goal's current value (default 1), never below zero."""
+    return {"goal": views.goal(goals.decrease(ctx.user, args.ref, args.value))}
+
+
+@tool(kind="write", label=_l("Archived a goal"), domains=("goals",), page="/goals", args=GoalRef)
+def archiveUserGoal(ctx, args):
+    """Archive a goal: it leaves the lists and the dashboard but keeps its history."""
+    return {"goal": views.goal(goals.archive(ctx.user, args.ref))}
+
+
+@tool(kind="write", label=_l("Restored a goal"), domains=("goals",), page="/goals", args=GoalRef)
+def restoreUserGoal(ctx, args):
+    """Bring an archived goal back."""
+    return {"goal": views.goal(goals.restore(ctx.user, args.ref))}
+
+
+@tool(kind="write", label=_l("Moved a goal in the tree"), domains=("goals",), page="/goals", args=GoalMove)
+def moveGoalUnder(ctx, args):
+    """Put a goal under another goal, or at the top level with parent null — without resending
+    its other fields. A goal cannot go under itself or one of its own sub-goals."""
+    return {"goal": views.goal(goals.move_under(ctx.user, args.ref, args.parent))}

@@ -1,0 +1,59 @@
+"""Tools for the person's configuration and for feedback to the Beyou team."""
+
+from typing import Literal
+
+from flask_babel import lazy_gettext as _l
+from pydantic import BaseModel, Field
+
+from app.agent.tools.registry import tool
+from app.services import configuration, feedback, widgets
+
+
+class ConfigurationChange(BaseModel):
+    name: str | None = None
+    phrase: str | None = Field(None, description="A motivational phrase shown on the dashboard.")
+    phrase_author: str | None = None
+    theme: Literal["light", "dark", "system"] | None = None
+    language: Literal["en", "pt"] | None = None
+    timezone: str | None = Field(None, description="An IANA time zone such as Europe/Lisbon.")
+    constance_mode: Literal["ANY", "COMPLETE"] | None = Field(
+        None, description="ANY: a day counts when anything was checked; COMPLETE: when everything was done."
+    )
+    xp_decay: Literal["GRADUAL", "FLAT", "TIME_WINDOW"] | None = Field(
+        None, description="How much XP a late check still pays."
+    )
+    widgets: list[str] | None = Field(
+        None, description="The dashboard widgets, in order: " + ", ".join(widgets.CATALOGUE)
+    )
+
+
+class FeedbackNew(BaseModel):
+    kind: Literal["BUG", "FEATURE_REQUEST", "OTHER"]
+    text: str = Field(description="The person's own words, as they confirmed them (5–4000 characters).")
+
+
+def _visible(settings):
+    """The settings without the email: the model never needs it."""
+    return {key: value for key, value in settings.items() if key != "email"}
+
+
+@tool(kind="read", label=_l("Read your configuration"))
+def getUserConfiguration(ctx, args):
+    """The person's settings: name, phrase, theme, language, time zone, constance mode, XP decay,
+    dashboard widgets (and the widget ids available), level and XP."""
+    return {"configuration": _visible(configuration.settings(ctx.user)), "available_widgets": list(widgets.CATALOGUE)}
+
+
+@tool(kind="write", label=_l("Changed your configuration"), domains=("profile",), page="/configuration",
+      args=ConfigurationChange)  # fmt: skip
+def updateUserConfiguration(ctx, args):
+    """Change some settings; the ones you do not send keep their value."""
+    return {"configuration": _visible(configuration.update(ctx.user, **args.model_dump(exclude_unset=True)))}
+
+
+@tool(kind="write", label=_l("Sent your feedback"), page="/feedback", args=FeedbackNew)
+def submitUserFeedback(ctx, args):
+    """Send feedback to the Beyou team — ONLY when the person asked, in their own words, after
+    they confirmed the exact text and kind."""
+    sent = feedback.submit(ctx.user, args.kind, args.text, page=ctx.page)
+    return {"sent": True, "id": str(sent.id)}

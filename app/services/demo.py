@@ -1,0 +1,426 @@
+"""The demo account's life: a person two months into Beyou, so a visitor sees streaks, a heatmap,
+XP and levels that mean something instead of an empty app.
+
+Everything is made through the services, the way the pages and the assistant make it: the
+categories, habits, tasks and goals; two timed routines sharing the week (weekdays, weekend) and
+an unscheduled list routine for errands (every weekday is taken, and a checklist opened when
+needed is a use of its own); then sixty days lived one at a time — each day's entries checked,
+skipped or left alone "on that day" (`today.check(now=...)`, so XP and streak bonuses land on
+the day they were earned) — with the day close run every Sunday night (`day_close.close_user`,
+which closes the week's days as the clock does after downtime and records the MISSED).
+
+The one thing no service does is make a row in the past: every row is stamped with the moment it
+is made, and the day close and the schedule never look at a day before the account, the habit
+or the routine existed. So, right after making them, this backdates the `created_at` of the
+account and of its things to the first day of the history — nothing else is written directly.
+
+The dice are seeded, so the same day gives the same life, and the account is left alone once it
+has any category (running it twice changes nothing).
+"""
+
+import random
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from app.extensions import db
+from app.models import Category, RoutineKind
+from app.services import categories, configuration, day_close, goals, habits, routines, schedules, tasks
+from app.services.progress import today_for, user_zone
+from app.services.today import check, skip
+
+HISTORY_DAYS = 60
+SEED = 20240917
+
+WIDGETS = [
+    "dailyProgress",
+    "constance",
+    "constanceHeatmap",
+    "levelProgress",
+    "categoryBalance",
+    "betterArea",
+    "worstArea",
+    "fastTips",
+]
+
+CATEGORIES = [
+    ("Health", "heart", "Body first: moving, eating and sleeping well."),
+    ("Mind", "emoji-brain", "Reading, learning and a quiet head."),
+    ("Work", "briefcase", "Focused work and a tidy inbox."),
+    ("Home", "home", "A calm, clean place to live."),
+    ("Relationships", "users", "The people who matter."),
+]
+
+# name, icon, importance, difficulty, categories, how reliably it gets done (0–1)
+HABITS = [
+    ("Drink a glass of water", "emoji-water", 3, 1, ["Health"], 0.95),
+    ("Morning stretch", "emoji-stretch", 3, 2, ["Health"], 0.8),
+    ("Meditate 10 minutes", "emoji-meditate", 4, 2, ["Mind", "Health"], 0.75),
+    ("Plan the day", "calendar", 4, 1, ["Work"], 0.85),
+    ("Deep work block", "emoji-laptop", 5, 4, ["Work"], 0.7),
+    ("Inbox zero", "inbox", 2, 2, ["Work"], 0.6),
+    ("Walk 20 minutes", "emoji-walk", 3, 1, ["Health"], 0.75),
+    ("Cook a real meal", "emoji-cook", 3, 3, ["Home", "Health"], 0.65),
+    ("Read 20 pages", "book-open", 4, 2, ["Mind"], 0.8),
+    ("Journal", "emoji-journal", 3, 1, ["Mind"], 0.7),
+    ("Lights out by 23:00", "emoji-sleep", 4, 3, ["Health"], 0.55),
+    ("Run 5 km", "emoji-run", 4, 4, ["Health"], 0.7),
+]
+
+# name, icon, importance, difficulty, categories, one_time, how reliably it gets done
+TASKS = [
+    ("Water the plants", "emoji-plant", 2, 1, ["Home"], False, 0.9),
+    ("Laundry", "emoji-laundry", 2, 2, ["Home"], False, 0.75),
+    ("Grocery run", "shopping-cart", 3, 2, ["Home"], False, 0.85),
+    ("Weekly review", "clipboard", 4, 2, ["Work", "Mind"], False, 0.7),
+    ("Call someone I love", "emoji-call", 4, 1, ["Relationships"], False, 0.8),
+    ("Book the dentist", "emoji-tooth", 3, 1, ["Health"], True, 0.0),
+]
+
+# A timed routine: name, icon, weekdays, [(section, icon, starts, ends, [(item, starts, ends)])]
+TIMED_ROUTINES = [
+    (
+        "Weekday rhythm",
+        "sunrise",
+        [0, 1, 2, 3, 4],
+        [
+            (
+                "Morning",
+                "sun",
+                "06:30",
+                "08:30",
+                [
+                    ("Drink a glass of water", "06:30", "06:35"),
+                    ("Morning stretch", "06:40", "06:55"),
+                    ("Meditate 10 minutes", "07:00", "07:10"),
+                ],
+            ),
+            (
+                "Work",
+                "briefcase",
+                "09:00",
+                "13:00",
+                [
+                    ("Plan the day", "09:00", "09:15"),
+                    ("Deep work block", "09:15", "11:15"),
+                    ("Inbox zero", "12:00", "12:30"),
+                ],
+            ),
+            (
+                "Evening",
+                "moon",
+                "18:30",
+                "23:00",
+                [
+                    ("Walk 20 minutes", "18:30", "18:50"),
+                    ("Read 20 pages", "21:30", "22:00"),
+                    ("Lights out by 23:00", "22:45", "23:00"),
+                ],
+            ),
+        ],
+    ),
+    (
+        "Weekend rhythm",
+        "emoji-beach",
+        [5, 6],
+        [
+            (
+                "Slow morning",
+                "coffee",
+                "08:00",
+                "11:30",
+                [
+                    ("Drink a glass of water", "08:00", "08:05"),
+                    ("Run 5 km", "08:30", "09:15"),
+                ],
+            ),
+            (
+                "Chores",
+                "emoji-broom",
+                "12:00",
+                "17:00",
+                [
+                    ("Grocery run", "12:00", "13:00"),
+                    ("Laundry", "14:00", "15:00"),
+                    ("Water the plants", "16:00", "16:15"),
+                ],
+            ),
+            (
+                "Evening",
+                "moon",
+                "18:00",
+                "23:00",
+                [
+                    ("Call someone I love", "18:00", "18:30"),
+                    ("Cook a real meal", "19:00", "20:00"),
+                    ("Weekly review", "21:00", "21:30"),
+                ],
+            ),
+        ],
+    ),
+]
+
+# Unscheduled: every weekday already has its routine; the errands list is opened when needed.
+LIST_ROUTINE = ("Errands", "check-square", ["Book the dentist", "Grocery run", "Laundry"])
+
+# Days (counted back from today) with a story: a cold (skips, which never break a streak) and
+# one lost day (nothing done at all: the constance breaks there and starts again).
+SICK_DAYS = {41, 40, 39}
+LOST_DAY = 23
+
+
+@dataclass
+class Life:
+    categories: int
+    habits: int
+    tasks: int
+    goals: int
+    routines: int
+    days: int
+    checks: int
+    skips: int
+
+    def summary(self):
+        return (
+            f"{self.categories} categories, {self.habits} habits, {self.tasks} tasks, {self.goals} goals, "
+            f"{self.routines} routines, {self.days} days of history ({self.checks} checks, {self.skips} skips)"
+        )
+
+
+def give_a_life(user, today=None):
+    """Fill the demo account with two months of a believable life; returns a Life with what was
+    made, or None when the account already had data (nothing is changed then)."""
+    if db.session.scalar(db.select(Category.id).where(Category.user_id == user.id).limit(1)) is not None:
+        return None
+    today = today or today_for(user)
+    first = today - timedelta(days=HISTORY_DAYS)
+    made = _structure(user, today)
+    _backdate(user, made, _moment(user, first, time(0)))
+    with _rows_kept_across_commits():
+        checks, skips = _live(user, first, today, random.Random(SEED))
+    _complete_goal(user, made["finished_goal"], today - timedelta(days=18))
+    configuration.update(
+        user,
+        widgets=WIDGETS,
+        tutorial_done=True,
+        phrase="We are what we repeatedly do.",
+        phrase_author="Will Durant",
+    )
+    return Life(
+        categories=len(made["categories"]),
+        habits=len(made["habits"]),
+        tasks=len(made["tasks"]),
+        goals=len(made["goals"]),
+        routines=len(made["routines"]),
+        days=HISTORY_DAYS,
+        checks=checks,
+        skips=skips,
+    )
+
+
+# The things a life is made of ------------------------------------------------------------------
+
+
+def _structure(user, today):
+    made = {"categories": {}, "habits": {}, "tasks": {}}
+    for name, icon, description in CATEGORIES:
+        made["categories"][name] = categories.create(user, name=name, icon=icon, description=description)
+    ids = {name: category.id for name, category in made["categories"].items()}
+    for name, icon, importance, difficulty, tags, _reliability in HABITS:
+        made["habits"][name] = habits.create(
+            user,
+            name=name,
+            icon=icon,
+            importance=importance,
+            difficulty=difficulty,
+            categories=[ids[tag] for tag in tags],
+        )
+    for name, icon, importance, difficulty, tags, one_time, _reliability in TASKS:
+        made["tasks"][name] = tasks.create(
+            user,
+            name=name,
+            icon=icon,
+            importance=importance,
+            difficulty=difficulty,
+            categories=[ids[tag] for tag in tags],
+            one_time=one_time,
+        )
+    made["goals"], made["finished_goal"] = _goals(user, ids, today)
+    made["routines"] = [_timed_routine(user, made, *spec) for spec in TIMED_ROUTINES]
+    name, icon, items = LIST_ROUTINE
+    made["routines"].append(routines.create_list(user, name, icon, [_entry_spec(made, item) for item in items]))
+    return made
+
+
+def _goals(user, ids, today):
+    year_end = today.replace(month=12, day=31)
+    run = goals.create(
+        user,
+        name="Run 300 km",
+        icon="emoji-run",
+        target_value=300,
+        current_value=112,
+        unit="km",
+        start_date=today - timedelta(days=HISTORY_DAYS),
+        end_date=max(year_end, today + timedelta(days=120)),
+        term="LONG_TERM",
+        categories=[ids["Health"]],
+        motivation="Feel strong at forty.",
+    )
+    sub = goals.create(
+        user,
+        name="Run 100 km this quarter",
+        icon="activity",
+        target_value=100,
+        current_value=64,
+        unit="km",
+        start_date=today - timedelta(days=45),
+        end_date=today + timedelta(days=45),
+        term="SHORT_TERM",
+        categories=[ids["Health"]],
+        parent=run.id,
+    )
+    books = goals.create(
+        user,
+        name="Read 12 books",
+        icon="emoji-books",
+        target_value=12,
+        current_value=5,
+        unit="books",
+        start_date=today - timedelta(days=HISTORY_DAYS),
+        end_date=today + timedelta(days=300),
+        term="MEDIUM_TERM",
+        categories=[ids["Mind"]],
+    )
+    trip = goals.create(
+        user,
+        name="Save for a trip to Japan",
+        icon="emoji-travel",
+        target_value=2000,
+        current_value=850,
+        unit="EUR",
+        start_date=today - timedelta(days=HISTORY_DAYS),
+        end_date=today + timedelta(days=9),
+        term="MEDIUM_TERM",
+        categories=[ids["Work"], ids["Relationships"]],
+    )
+    course = goals.create(
+        user,
+        name="Finish the Portuguese course",
+        icon="emoji-language",
+        target_value=10,
+        current_value=10,
+        unit="modules",
+        start_date=today - timedelta(days=HISTORY_DAYS),
+        end_date=today + timedelta(days=30),
+        term="SHORT_TERM",
+        categories=[ids["Mind"], ids["Work"]],
+    )
+    return [run, sub, books, trip, course], course
+
+
+def _entry_spec(made, name, starts_at=None, ends_at=None):
+    key = "habit_id" if name in made["habits"] else "task_id"
+    item = made["habits"].get(name) or made["tasks"][name]
+    return {key: item.id, "starts_at": starts_at, "ends_at": ends_at}
+
+
+def _timed_routine(user, made, name, icon, weekdays, sections):
+    routine = routines.create_timed(
+        user,
+        name,
+        icon,
+        [
+            {
+                "name": section,
+                "icon": section_icon,
+                "starts_at": starts,
+                "ends_at": ends,
+                "entries": [_entry_spec(made, *entry) for entry in entries],
+            }
+            for section, section_icon, starts, ends, entries in sections
+        ],
+    )
+    schedules.set_days(user, routine.id, weekdays)
+    return routine
+
+
+def _backdate(user, made, moment):
+    """The only direct write: the account and its things existed from the history's first day."""
+    things = [
+        user,
+        *made["categories"].values(),
+        *made["habits"].values(),
+        *made["tasks"].values(),
+        *made["goals"],
+        *made["routines"],
+    ]
+    for thing in things:
+        thing.created_at = moment
+    db.session.commit()
+
+
+# Living the days ---------------------------------------------------------------------------------
+
+
+@contextmanager
+def _rows_kept_across_commits():
+    """Every check commits, and by default a commit expires every loaded row, so the next check
+    reloads the account, the entries and their habits: about a third of the statements of the
+    replay. Nothing else writes meanwhile (one-time tasks, the only rows the close removes, are
+    never checked here), so the rows stay true; the setting is put back afterwards."""
+    session = db.session()
+    kept = session.expire_on_commit
+    session.expire_on_commit = False
+    try:
+        yield
+    finally:
+        session.expire_on_commit = kept
+        session.expire_all()
+
+
+def _live(user, first, today, dice):
+    """Check, skip or leave each entry of each past day; close the days every Sunday night and
+    after the last one."""
+    reliability = {row[0]: row[-1] for row in (*HABITS, *TASKS)}
+    checks = skips = 0
+    day = first
+    while day < today:
+        back = (today - day).days
+        growth = 0.12 * (1 - back / HISTORY_DAYS)  # a little better every week
+        routine = schedules.routine_on(user, day)
+        entries = _in_order(routine) if routine is not None else []
+        for entry in entries:
+            if back == LOST_DAY:
+                break
+            roll = dice.random()
+            if back in SICK_DAYS:
+                wanted = "skip" if roll < 0.8 else "check" if roll < 0.9 else None
+            else:
+                chance = min(reliability[entry.item.name] + growth, 0.98)
+                wanted = "check" if roll < chance else "skip" if roll < chance + 0.06 else None
+            if wanted == "check":
+                check(user, entry.id, now=_moment(user, day, entry.ends_at or time(12)))
+                checks += 1
+            elif wanted == "skip":
+                skip(user, entry.id, now=_moment(user, day, entry.starts_at or time(12)))
+                skips += 1
+        if day.weekday() == 6 or day == today - timedelta(days=1):
+            day_close.close_user(user, now=_moment(user, day + timedelta(days=1), time(0, 30)))
+        day += timedelta(days=1)
+    return checks, skips
+
+
+def _in_order(routine):
+    if routine.kind == RoutineKind.TIMED:
+        return [entry for section in routine.sections for entry in section.entries]
+    return list(routine.entries)
+
+
+def _complete_goal(user, goal, day):
+    goals.complete(user, goal.id, done=True, today=day)
+
+
+def _moment(user, day, clock):
+    """`clock` on `day` in the user's zone: the `now` a service sees while the day is lived."""
+    return datetime.combine(day, clock, tzinfo=user_zone(user))

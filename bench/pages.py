@@ -1,0 +1,405 @@
+"""How fast the main pages answer for a heavy account, and how many SQL statements each costs.
+
+    .venv/bin/python -m bench.pages [--runs 100] [--warmup 10] [--days 730]
+
+It builds one heavy account in a fresh SQLite file — 200 habits, 50 tasks, 30 goals, 5 timed
+routines sharing the week, two years of history — signs in with the Flask test client and times
+GET /dashboard (every widget on), GET /habits, GET /routines and the check toggle (the htmx POST
+the routines page sends), warm-up runs excluded. It prints p50/p95 and the statements each
+request runs (counted with a `before_cursor_execute` listener). Target: dashboard p95 < 50 ms.
+
+The structure (categories, habits, tasks, goals, routines, schedules, settings) is made through
+the services. The HISTORY is not: two years of a couple of hundred entries a day is some 250,000
+rows, and checking them one by one through `today.check` and the day close (≈ 40 statements a
+check) would take hours. So `build` writes the history rows — EntryCheck, DayOutcome, XpDay,
+DayCloseMark — with bulk inserts, shaped as the day close and the checks would leave them, and
+then sets XP totals and streak figures from them. This is the only place that writes rows
+directly; it is a measuring tool, not a way into the database.
+
+`build` is shared with tests/integration/test_statement_counts.py, which builds a light and a
+heavier account and asserts that each request's statement count does not grow with the data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import event
+
+from app import create_app
+from app.extensions import db
+from app.models import (
+    Category,
+    DayCloseMark,
+    DayOutcome,
+    EntryCheck,
+    Habit,
+    Outcome,
+    OwnerType,
+    Routine,
+    Task,
+    User,
+    XpDay,
+)
+from app.services import (
+    accounts,
+    categories,
+    configuration,
+    goals,
+    habits,
+    routines,
+    schedules,
+    streaks,
+    tasks,
+    widgets,
+)
+from app.services.progress import today_for
+from app.services.today import today_routine
+
+PASSWORD = "bench horse battery staple"
+DASHBOARD_TARGET_MS = 50.0
+SECTIONS = (("Morning", "06:00", "12:00"), ("Afternoon", "12:00", "18:00"), ("Evening", "18:00", "23:30"))
+
+
+@dataclass
+class Shape:
+    habits: int = 200
+    tasks: int = 50
+    goals: int = 30
+    routines: int = 5
+    days: int = 730
+    categories: int = 8
+
+
+HEAVY = Shape()
+
+
+# Building an account ---------------------------------------------------------------------------
+
+
+def build(email, shape, seed=7):
+    """An account of `shape` with `shape.days` days of history; returns its user id. Needs an
+    app context."""
+    dice = random.Random(seed)
+    user = accounts.register(name="Bench", email=email, password=PASSWORD, timezone_name="UTC")
+    today = today_for(user)
+    first = today - timedelta(days=shape.days)
+    areas = [categories.create(user, name=f"Area {i + 1}", icon="heart") for i in range(shape.categories)]
+    made_habits = [
+        habits.create(
+            user,
+            name=f"Habit {i + 1:03}",
+            icon="activity",
+            importance=1 + i % 5,
+            difficulty=1 + (i // 5) % 5,
+            categories=[areas[i % len(areas)].id],
+        )
+        for i in range(shape.habits)
+    ]
+    made_tasks = [
+        tasks.create(
+            user,
+            name=f"Task {i + 1:03}",
+            icon="check-square",
+            importance=1 + i % 5,
+            difficulty=1 + i % 3,
+            categories=[areas[i % len(areas)].id],
+        )
+        for i in range(shape.tasks)
+    ]
+    made_routines = _routines(user, shape, [*made_habits, *made_tasks])
+    for thing in (user, *areas, *made_habits, *made_tasks, *made_routines):
+        thing.created_at = datetime.combine(first, datetime.min.time(), tzinfo=UTC)
+    db.session.commit()
+    _history(user, first, today, made_routines, [*made_habits, *made_tasks], dice)
+    _goals(user, shape, areas, today, dice)  # after the bulk XP rows: completions add to them
+    configuration.update(user, widgets=list(widgets.CATALOGUE), tutorial_done=True)
+    return user.id
+
+
+def _goals(user, shape, areas, today, dice):
+    parent = None
+    for i in range(shape.goals):
+        goal = goals.create(
+            user,
+            name=f"Goal {i + 1:03}",
+            icon="target",
+            target_value=10 + i,
+            current_value=dice.randint(0, 9),
+            unit="steps",
+            start_date=today - timedelta(days=30 + i),
+            end_date=today + timedelta(days=i * 5 - 10),
+            categories=[areas[i % len(areas)].id],
+            parent=parent.id if parent is not None and i % 3 == 1 else None,
+        )
+        parent = goal if i % 3 == 0 else parent
+        if i % 7 == 6:
+            goals.complete(user, goal.id, done=True, today=today - timedelta(days=i))
+
+
+def _routines(user, shape, items):
+    """`shape.routines` timed routines, the items dealt out among them and among three sections,
+    the week's days dealt out among the routines."""
+    made = []
+    for r in range(shape.routines):
+        mine = items[r :: shape.routines]
+        sections = [
+            {
+                "name": name,
+                "icon": "sun",
+                "starts_at": starts,
+                "ends_at": ends,
+                "entries": [
+                    {"habit_id" if isinstance(item, Habit) else "task_id": item.id} for item in mine[s :: len(SECTIONS)]
+                ],
+            }
+            for s, (name, starts, ends) in enumerate(SECTIONS)
+        ]
+        routine = routines.create_timed(user, f"Routine {r + 1}", "sunrise", sections)
+        schedules.set_days(user, routine.id, [day for day in range(7) if day % shape.routines == r])
+        made.append(routine)
+    return made
+
+
+def _history(user, first, today, made_routines, items, dice):
+    """Bulk rows for every day from `first` to yesterday, as checks and the day close leave them."""
+    by_weekday = {day.weekday: routine for routine in made_routines for day in routine.schedule_days}
+    entries = {
+        routine.id: [EntryCheck.frozen_from(entry, first) for entry in _in_order(routine)] for routine in made_routines
+    }
+    categories_of = {item.id: [category.id for category in item.categories] for item in items}
+    checks, outcomes, xp_rows = [], [], []
+    totals = defaultdict(float)
+    day = first
+    while day < today:
+        routine = by_weekday.get(day.weekday())
+        scheduled = {}
+        gained = defaultdict(float)
+        for frozen in entries[routine.id] if routine else ():
+            roll = dice.random()
+            checked, skipped = roll < 0.75, 0.75 <= roll < 0.8
+            xp = float(streaks.check_xp(frozen.difficulty, frozen.importance, 0)) if checked else 0.0
+            row = {column: getattr(frozen, column) for column in CHECK_COLUMNS}
+            row.update(day=day, checked=checked, skipped=skipped, xp=xp, checked_at=_noon(day) if checked else None)
+            checks.append(row)
+            scheduled[frozen.item_id] = (
+                Outcome.DONE if checked else Outcome.SKIPPED if skipped else Outcome.MISSED,
+                frozen.item_type,
+            )
+            if checked:
+                owners = [(OwnerType.USER, user.id), (OwnerType.ROUTINE, routine.id)]
+                if frozen.item_type == OwnerType.HABIT:
+                    owners.append((OwnerType.HABIT, frozen.item_id))
+                owners += [(OwnerType.CATEGORY, category_id) for category_id in categories_of[frozen.item_id]]
+                for owner in owners:
+                    gained[owner] += xp
+        for item in items:
+            kind = OwnerType.HABIT if isinstance(item, Habit) else OwnerType.TASK
+            outcome = scheduled.get(item.id, (Outcome.NOT_SCHEDULED, kind))[0]
+            outcomes.append(_outcome(user, kind, item.id, day, outcome))
+        counted = any(outcome == Outcome.DONE for outcome, _kind in scheduled.values())
+        outcomes.append(_outcome(user, OwnerType.USER, user.id, day, Outcome.DONE if counted else Outcome.MISSED))
+        for (kind, owner_id), xp in gained.items():
+            xp_rows.append({"user_id": user.id, "owner_type": kind, "owner_id": owner_id, "day": day, "xp": xp})
+            totals[(kind, owner_id)] += xp
+        day += timedelta(days=1)
+    for model, rows in ((EntryCheck, checks), (DayOutcome, outcomes), (XpDay, xp_rows)):
+        for start in range(0, len(rows), 20_000):
+            db.session.execute(db.insert(model), rows[start : start + 20_000])
+    db.session.add(DayCloseMark(user_id=user.id, closed_through=today - timedelta(days=1)))
+    _settle_figures(user, today, totals)
+    db.session.commit()
+
+
+CHECK_COLUMNS = [
+    column.key
+    for column in EntryCheck.__table__.columns
+    if column.key not in ("id", "day", "checked", "skipped", "xp", "checked_at")
+]
+
+
+def _outcome(user, kind, owner_id, day, outcome):
+    return {"user_id": user.id, "owner_type": kind, "owner_id": owner_id, "day": day, "outcome": outcome}
+
+
+def _noon(day):
+    return datetime.combine(day, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12)
+
+
+def _settle_figures(user, today, totals):
+    """XP totals from the XP rows, streak figures from the outcomes (the streak service's own
+    recomputation)."""
+    for model, kind in ((Habit, OwnerType.HABIT), (Routine, OwnerType.ROUTINE), (Category, OwnerType.CATEGORY)):
+        for owner in db.session.scalars(db.select(model).where(model.user_id == user.id)):
+            owner.xp = (owner.xp or 0.0) + totals[(kind, owner.id)]
+    user.xp = (user.xp or 0.0) + totals[(OwnerType.USER, user.id)]
+    for habit in db.session.scalars(db.select(Habit).where(Habit.user_id == user.id)):
+        streaks.refresh(user, habit, OwnerType.HABIT, today)
+    for task in db.session.scalars(db.select(Task).where(Task.user_id == user.id)):
+        streaks.refresh(user, task, OwnerType.TASK, today)
+    streaks.refresh_account(user, today)
+
+
+def _in_order(routine):
+    return [entry for section in routine.sections for entry in section.entries]
+
+
+# Measuring -------------------------------------------------------------------------------------
+
+
+class StatementCounter:
+    """Counts the SQL statements the engine runs while `counting()` is open."""
+
+    def __init__(self, engine):
+        self.count = 0
+        self.active = False
+        event.listen(engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, *_args):
+        if self.active:
+            self.count += 1
+
+    @contextmanager
+    def counting(self):
+        self.count, self.active = 0, True
+        try:
+            yield self
+        finally:
+            self.active = False
+
+
+def bench_app(database_url):
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=database_url)
+    with app.app_context():
+        db.create_all()
+    return app
+
+
+def signed_in_client(app, email):
+    """A test client signed in as `email`, with `.csrf` set for unsafe requests."""
+    client = app.test_client()
+    client.csrf = _token(client.get("/login").data)
+    client.post("/login", data={"email": email, "password": PASSWORD, "csrf_token": client.csrf})
+    client.csrf = _token(client.get("/dashboard").data)
+    return client
+
+
+def _token(html):
+    match = re.search(rb'name="csrf-token" content="([^"]+)"', html) or re.search(
+        rb'name="csrf_token" value="([^"]+)"', html
+    )
+    return match.group(1).decode()
+
+
+def first_entry_today(app, user_id):
+    """The id of the first entry of today's routine (a habit's, with one category)."""
+    with app.app_context():
+        plan = today_routine(db.session.get(User, user_id))
+        return next(entry.entry_id for entry in plan.entries if entry.item_type == "HABIT")
+
+
+def requests_for(entry_id):
+    """name -> (method, url, extra keyword arguments for the client)."""
+    htmx = {"HX-Request": "true"}
+    return {
+        "GET /dashboard": ("get", "/dashboard", {}),
+        "GET /habits": ("get", "/habits", {}),
+        "GET /routines": ("get", "/routines", {}),
+        "POST check toggle": ("post", f"/routines/entries/{entry_id}/check", {"headers": htmx}),
+    }
+
+
+def send(client, method, url, options):
+    if method == "post":
+        options = {**options, "data": {"csrf_token": client.csrf}}
+        options["headers"] = {**options.get("headers", {}), "X-CSRFToken": client.csrf}
+    response = getattr(client, method)(url, **options)
+    assert response.status_code == 200, (url, response.status_code)
+    return response
+
+
+def statement_counts(app, client, counter, entry_id):
+    """name -> statements of one request. The toggle is measured as a check (entry unchecked
+    before) and then as the uncheck that puts it back."""
+    counts = {}
+    for name, (method, url, options) in requests_for(entry_id).items():
+        with app.app_context(), counter.counting():
+            send(client, method, url, options)
+        counts[name] = counter.count
+        if method == "post":
+            with app.app_context(), counter.counting():
+                send(client, method, url, options)
+            counts["POST check toggle (uncheck)"] = counter.count
+    return counts
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--days", type=int, default=HEAVY.days)
+    args = parser.parse_args()
+    shape = Shape(days=args.days)
+
+    with tempfile.TemporaryDirectory(prefix="beyou-bench-") as folder:
+        measure(Path(folder) / "bench.sqlite3", shape, args.runs, args.warmup)
+
+
+def measure(path, shape, runs, warmup):
+    app = bench_app(f"sqlite:///{path}")
+    started = time.perf_counter()
+    with app.app_context():
+        user_id = build("heavy@bench.example.com", shape)
+        rows = {
+            model.__tablename__: db.session.scalar(db.select(db.func.count()).select_from(model))
+            for model in (EntryCheck, DayOutcome, XpDay)
+        }
+    print(
+        f"Built {shape.habits} habits, {shape.tasks} tasks, {shape.goals} goals, {shape.routines} routines, "
+        f"{shape.days} days ({', '.join(f'{n} {name}' for name, n in rows.items())}) "
+        f"in {time.perf_counter() - started:.1f} s (a SQLite file)"
+    )
+    client = signed_in_client(app, "heavy@bench.example.com")
+    entry_id = first_entry_today(app, user_id)
+    with app.app_context():
+        counter = StatementCounter(db.engine)
+    counts = statement_counts(app, client, counter, entry_id)
+
+    print(f"\n{'request':<22}{'p50 ms':>9}{'p95 ms':>9}{'statements':>12}   ({runs} runs, {warmup} warm-up)")
+    results = {}
+    for name, (method, url, options) in requests_for(entry_id).items():
+        timings = []
+        for run in range(warmup + runs):
+            began = time.perf_counter()
+            send(client, method, url, options)
+            if run >= warmup:
+                timings.append((time.perf_counter() - began) * 1000)
+        results[name] = (statistics.median(timings), percentile(timings, 0.95))
+        statements = str(counts[name])
+        if method == "post":
+            statements += f" / {counts['POST check toggle (uncheck)']}"
+        print(f"{name:<22}{results[name][0]:>9.1f}{results[name][1]:>9.1f}{statements:>12}")
+    print("(the toggle alternates check and uncheck; its statements: check / uncheck)")
+
+    p95 = results["GET /dashboard"][1]
+    verdict = "met" if p95 < DASHBOARD_TARGET_MS else "NOT met"
+    print(f"\nTarget dashboard p95 < {DASHBOARD_TARGET_MS:.0f} ms: {verdict} ({p95:.1f} ms).")
+
+
+if __name__ == "__main__":
+    main()

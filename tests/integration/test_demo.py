@@ -1,0 +1,127 @@
+"""`flask seed-demo`: the demo account arrives with two months of a believable life, once.
+
+The life takes a few seconds to live, so the module seeds one app of its own (a separate
+in-memory SQLite the per-test cleanup leaves alone) and every test reads it.
+"""
+
+import pytest
+
+from app.extensions import db
+from app.models import (
+    Category,
+    DayOutcome,
+    Goal,
+    GoalStatus,
+    Habit,
+    Outcome,
+    OwnerType,
+    Routine,
+    RoutineKind,
+    ScheduleDay,
+    Task,
+    User,
+)
+from app.services import streaks
+from tests.conftest import sign_in, standalone_app
+
+
+@pytest.fixture(scope="module")
+def demo_app():
+    app = standalone_app()
+    result = app.test_cli_runner().invoke(args=["seed-demo"])
+    assert result.exit_code == 0, result.output
+    app.first_output = result.output
+    return app
+
+
+@pytest.fixture
+def demo(demo_app):
+    with demo_app.app_context():
+        yield db.session.scalar(db.select(User).where(User.email == demo_app.config["DEMO_EMAIL"]))
+        db.session.remove()
+
+
+def row_counts(app):
+    with app.app_context():
+        return {
+            table.name: db.session.scalar(db.select(db.func.count()).select_from(table))
+            for table in db.metadata.sorted_tables
+        }
+
+
+def owned(model, user, *where):
+    return db.session.scalars(db.select(model).where(model.user_id == user.id, *where)).all()
+
+
+def test_first_seed_creates_the_account_and_its_life(demo_app):
+    assert "Created demo account demo@beyou.app / password beyou-demo-2026" in demo_app.first_output
+    assert "Gave it a life: 5 categories, 12 habits, 6 tasks, 5 goals, 3 routines" in demo_app.first_output
+
+
+def test_seeding_again_changes_no_row(demo_app):
+    before = row_counts(demo_app)
+    result = demo_app.test_cli_runner().invoke(args=["seed-demo"])
+    assert result.exit_code == 0, result.output
+    assert "Already there: demo account demo@beyou.app / password beyou-demo-2026" in result.output
+    assert "nothing changed" in result.output
+    assert row_counts(demo_app) == before
+
+
+def test_demo_has_its_areas_habits_and_tasks(demo):
+    assert {category.name for category in owned(Category, demo)} == {
+        "Health",
+        "Mind",
+        "Work",
+        "Home",
+        "Relationships",
+    }
+    assert all(category.icon != "star" for category in owned(Category, demo))  # catalogue ids, not the fallback
+    assert len(owned(Habit, demo)) == 12
+    assert len(owned(Task, demo)) == 6
+    assert len(owned(Task, demo, Task.one_time.is_(True))) == 1
+
+
+def test_demo_goals_hold_a_sub_goal_and_a_finished_one(demo):
+    found = owned(Goal, demo)
+    assert len(found) == 5
+    assert len([goal for goal in found if goal.parent_id is not None]) == 1
+    finished = [goal for goal in found if goal.status == GoalStatus.COMPLETED]
+    assert len(finished) == 1 and finished[0].xp_reward > 0
+
+
+def test_demo_week_is_shared_by_two_timed_routines_and_a_list_waits(demo):
+    found = owned(Routine, demo)
+    timed = [routine for routine in found if routine.kind == RoutineKind.TIMED]
+    listed = [routine for routine in found if routine.kind == RoutineKind.LIST]
+    assert len(timed) == 2 and len(listed) == 1
+    assert all(len(routine.sections) == 3 and routine.entries for routine in timed)
+    assert sorted(day.weekday for day in owned(ScheduleDay, demo)) == list(range(7))
+    assert listed[0].schedule_days == [] and listed[0].entries
+
+
+def test_demo_has_two_months_of_days_with_streaks_that_mean_something(demo):
+    days = owned(DayOutcome, demo, DayOutcome.owner_type == OwnerType.USER)
+    assert len(days) >= 50
+    outcomes = {day.outcome for day in owned(DayOutcome, demo, DayOutcome.owner_type == OwnerType.HABIT)}
+    assert {Outcome.DONE, Outcome.SKIPPED, Outcome.MISSED} <= outcomes
+    constance = streaks.constance(demo)
+    assert constance.days > 0 and constance.best > constance.days  # one lost day broke a longer run
+    assert max(habit.best_streak for habit in owned(Habit, demo)) >= 7
+    assert demo.xp > 0 and demo.level > 1
+
+
+def test_demo_is_past_the_tutorial_with_widgets_chosen(demo):
+    assert demo.tutorial_done
+    assert "constanceHeatmap" in demo.widgets and "dailyProgress" in demo.widgets
+
+
+@pytest.mark.parametrize(
+    ("page", "shows"),
+    [("/dashboard", b" rhythm"), ("/habits", b"Drink a glass of water"), ("/routines", b"Errands")],
+)
+def test_demo_pages_render(demo_app, page, shows):
+    client = demo_app.test_client()
+    sign_in(client, email=demo_app.config["DEMO_EMAIL"], password=demo_app.config["DEMO_PASSWORD"])
+    response = client.get(page)
+    assert response.status_code == 200
+    assert shows in response.data
