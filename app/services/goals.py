@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from sqlalchemy.orm import selectinload
+
 from app.events import announce
 from app.extensions import db
 from app.models import Goal, GoalStatus, GoalTerm
@@ -53,8 +55,10 @@ SORTS = {
 def listing(user, *, archived=False, search=None, status=None, category=None, sort="default"):
     """The user's goals, flat: active ones, or only archived ones with `archived=True`.
     `status` is a GoalStatus name, `category` a category id, `sort` one of SORTS."""
-    statement = db.select(Goal).where(
-        Goal.user_id == user.id, Goal.archived_at.is_not(None) if archived else Goal.archived_at.is_(None)
+    statement = (
+        db.select(Goal)
+        .where(Goal.user_id == user.id, Goal.archived_at.is_not(None) if archived else Goal.archived_at.is_(None))
+        .options(selectinload(Goal.categories))
     )
     if status:
         statement = statement.where(Goal.status == _status_or_none(status))

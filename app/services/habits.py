@@ -1,5 +1,7 @@
 """Habits: recurring things a person wants to do, tagged with categories, earning XP and a streak."""
 
+from sqlalchemy.orm import selectinload
+
 from app.events import announce
 from app.extensions import db
 from app.models import Habit, Routine, RoutineEntry
@@ -42,7 +44,7 @@ SORTS = {
 def listing(user, *, search=None, sort="default", category=None):
     """The user's habits: `search` matches name or description, `category` is a category id,
     `sort` one of SORTS (unknown: default, the order they were created)."""
-    statement = db.select(Habit).where(Habit.user_id == user.id)
+    statement = db.select(Habit).where(Habit.user_id == user.id).options(selectinload(Habit.categories))
     statement = search_filter(Habit, search, statement)
     statement = category_filter(Habit, habit_categories, "habit_id", category, user, statement)
     return db.session.scalars(sorted_by(Habit, sort, SORTS, statement)).all()

@@ -81,6 +81,7 @@ def routine_on(user, day):
         db.select(Routine)
         .join(ScheduleDay, ScheduleDay.routine_id == Routine.id)
         .where(ScheduleDay.user_id == user.id, ScheduleDay.weekday == day.weekday())
+        .options(*routines.WHOLE_TREE)
     )
     if routine is None or local_date(user, routine.created_at) > day:
         return None

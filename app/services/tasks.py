@@ -1,5 +1,7 @@
 """Tasks: one-off or occasional things to do. They carry a streak but no XP of their own."""
 
+from sqlalchemy.orm import selectinload
+
 from app.events import announce
 from app.extensions import db
 from app.models import Routine, RoutineEntry, Task
@@ -38,7 +40,7 @@ SORTS = {
 def listing(user, *, search=None, sort="default", category=None):
     """The user's tasks: `search` matches name or description, `category` is a category id,
     `sort` one of SORTS (unknown: default, the order they were created)."""
-    statement = db.select(Task).where(Task.user_id == user.id)
+    statement = db.select(Task).where(Task.user_id == user.id).options(selectinload(Task.categories))
     statement = search_filter(Task, search, statement)
     statement = category_filter(Task, task_categories, "task_id", category, user, statement)
     return db.session.scalars(sorted_by(Task, sort, SORTS, statement)).all()
