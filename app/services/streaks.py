@@ -221,29 +221,6 @@ def streak_before(user, item_type, item_id, day):
     return current_run(_outcomes(user, item_type, item_id, before=day), day)
 
 
-def streaks_before(user, items, day):
-    """{(item type, item id): streak entering `day`} for many items in one query (a page showing
-    a routine must not ask once per entry)."""
-    items = set(items)
-    if not items:
-        return {}
-    rows = db.session.execute(
-        db.select(DayOutcome.owner_type, DayOutcome.owner_id, DayOutcome.day, DayOutcome.outcome)
-        .where(
-            DayOutcome.user_id == user.id,
-            DayOutcome.owner_type.in_({item_type for item_type, _id in items}),
-            DayOutcome.owner_id.in_({item_id for _type, item_id in items}),
-            DayOutcome.day < day,
-        )
-        .order_by(DayOutcome.day)
-    ).all()
-    by_item = {item: [] for item in items}
-    for owner_type, owner_id, outcome_day, outcome in rows:
-        if (owner_type, owner_id) in by_item:
-            by_item[(owner_type, owner_id)].append((outcome_day, outcome))
-    return {item: current_run(outcomes, day) for item, outcomes in by_item.items()}
-
-
 def refresh(user, owner, owner_type, today):
     """Recompute an owner's streak scalars from its outcomes. The best never goes down."""
     outcomes = _outcomes(user, owner_type, owner.id)

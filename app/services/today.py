@@ -139,7 +139,6 @@ def today_routine(user, today=None):
         return None
     rows = {row.entry_id: row for row in streaks.day_items(user, today, closed=False)}
     view = RoutineDay(str(routine.id), routine.name, routine.icon, routine.kind.value, today, True, routine=routine)
-    streaks_today = streaks.streaks_before(user, [_streak_key(entry) for entry in routine.entries], today)
     groups = routine.sections if routine.kind == RoutineKind.TIMED else [None]
     for section in groups:
         entries = section.entries if section else [e for e in routine.entries if e.section_id is None]
@@ -149,7 +148,7 @@ def today_routine(user, today=None):
                 section.icon if section else None,
                 section.starts_at if section else None,
                 section.ends_at if section else None,
-                [_live_view(user, entry, rows.get(entry.id), today, streaks_today) for entry in _by_time(entries)],
+                [_live_view(user, entry, rows.get(entry.id), today) for entry in _by_time(entries)],
             )
         )
     return view
@@ -189,10 +188,10 @@ def _by_time(entries):
     return sorted(entries, key=lambda e: (e.starts_at is None, e.starts_at or time(0), e.position))
 
 
-def _live_view(user, entry, row, today, streaks_today=None):
+def _live_view(user, entry, row, today):
     item = entry.item
     checked, skipped = bool(row and row.checked), bool(row and row.skipped)
-    offered = 0.0 if checked else _today_xp(user, entry, today, streaks_today)
+    offered = 0.0 if checked else _offered_xp(entry)
     return EntryView(
         str(entry.id),
         "HABIT" if entry.habit_id else "TASK",
@@ -226,19 +225,12 @@ def _frozen_view(user, row, today, closed=False):
     )
 
 
-def _streak_key(entry):
-    return (OwnerType.HABIT if entry.habit_id else OwnerType.TASK, entry.habit_id or entry.task_id)
-
-
-def _today_xp(user, entry, today, streaks_today=None):
-    """What checking `entry` today pays; `streaks_today` (from streaks_before) saves a query."""
+def _offered_xp(entry):
+    """What checking an unchecked entry today would pay, as the page shows it: from the item's
+    stored streak (kept current by every check and by the day close), so showing a routine costs
+    no query per entry. The check itself computes the streak from the outcomes."""
     item = entry.item
-    if getattr(item, "one_time", False):
-        streak = 0
-    elif streaks_today is not None and _streak_key(entry) in streaks_today:
-        streak = streaks_today[_streak_key(entry)]
-    else:
-        streak = streaks.streak_before(user, *_streak_key(entry), today)
+    streak = 0 if getattr(item, "one_time", False) else item.current_streak or 0
     return streaks.check_xp(item.difficulty, item.importance, streak)
 
 
