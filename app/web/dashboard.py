@@ -5,7 +5,7 @@ Also the honest "coming soon" state of areas not built yet."""
 import math
 from datetime import datetime, timedelta
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+from flask import Blueprint, abort, g, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
 from app.services import configuration, streaks, today, widgets
@@ -43,8 +43,8 @@ def index():
         active="dashboard",
         now=now,
         day_part=_day_part(now.hour),
-        plan=today.today_routine(user, now.date()),
-        constance=streaks.constance(user, now.date()),
+        plan=_plan(user),
+        constance=_account_constance(user),
         widgets=[(widget_id, WIDGETS[widget_id][0], _widget_context(widget_id, user)) for widget_id in chosen],
         configuration_url=BY_SLUG["configuration"].url,
     )
@@ -102,8 +102,24 @@ def _day_part(hour):
 # Widgets ------------------------------------------------------------------------------------------
 
 
+def _once(name, compute):
+    """The page and its widgets read the same figures: compute each once per request."""
+    memo = g.setdefault("dashboard_figures", {})
+    if name not in memo:
+        memo[name] = compute()
+    return memo[name]
+
+
+def _plan(user):
+    return _once("plan", lambda: today.today_routine(user))
+
+
+def _account_constance(user):
+    return _once("constance", lambda: streaks.constance(user))
+
+
 def _daily_progress(user):
-    plan = today.today_routine(user)
+    plan = _plan(user)
     return {"plan": plan, "percent": round(100 * plan.done / plan.total) if plan and plan.total else 0}
 
 
@@ -113,7 +129,7 @@ def _level_progress(user):
 
 def _constance(user):
     history = streaks.history(user, "USER", start=streaks.today_for(user) - timedelta(days=STRIP_DAYS - 1))
-    return {"constance": streaks.constance(user), "history": history}
+    return {"constance": _account_constance(user), "history": history}
 
 
 def _heatmap(user):
