@@ -8,7 +8,7 @@ import enum
 import uuid
 from datetime import date
 
-from sqlalchemy import Date, Enum, Float, ForeignKey, UniqueConstraint, Uuid
+from sqlalchemy import Date, Enum, Float, ForeignKey, Index, UniqueConstraint, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -48,7 +48,10 @@ class XpDay(db.Model):
     """The net XP an owner gained (or lost) on one local day; summing them gives its total."""
 
     __tablename__ = "xp_days"
-    __table_args__ = (UniqueConstraint("owner_type", "owner_id", "day", name="one_xp_row_per_day"),)
+    __table_args__ = (
+        UniqueConstraint("owner_type", "owner_id", "day", name="one_xp_row_per_day"),
+        Index("ix_xp_days_user_day", "user_id", "day"),  # the dashboard's "this week" charts
+    )
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
     user_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("users.id", ondelete="CASCADE"), index=True)

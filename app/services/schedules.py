@@ -7,6 +7,9 @@ result says which days moved from which routine, so the page (or the assistant) 
 from dataclasses import dataclass, field
 from datetime import UTC
 
+from sqlalchemy import event
+from sqlalchemy.orm import Session
+
 from app.events import announce
 from app.extensions import db
 from app.models import Routine, ScheduleDay
@@ -76,16 +79,32 @@ def week(user):
 
 
 def routine_on(user, day):
-    """The routine scheduled on `day`'s weekday, if it already existed that day."""
-    routine = db.session.scalar(
-        db.select(Routine)
-        .join(ScheduleDay, ScheduleDay.routine_id == Routine.id)
-        .where(ScheduleDay.user_id == user.id, ScheduleDay.weekday == day.weekday())
-        .options(*routines.WHOLE_TREE)
-    )
-    if routine is None or local_date(user, routine.created_at) > day:
-        return None
-    return routine
+    """The routine scheduled on `day`'s weekday, if it already existed that day.
+
+    A page asks this several times (today's card, the day's items, the constance); the answer is
+    kept until the session's next commit or rollback, so it is loaded once per request and never
+    outlives a write.
+    """
+    remembered = db.session.info.setdefault(_REMEMBERED, {})
+    key = (user.id, day)
+    if key not in remembered:
+        routine = db.session.scalar(
+            db.select(Routine)
+            .join(ScheduleDay, ScheduleDay.routine_id == Routine.id)
+            .where(ScheduleDay.user_id == user.id, ScheduleDay.weekday == day.weekday())
+            .options(*routines.WHOLE_TREE)
+        )
+        remembered[key] = None if routine is None or local_date(user, routine.created_at) > day else routine
+    return remembered[key]
+
+
+_REMEMBERED = "routine_on"
+
+
+@event.listens_for(Session, "after_commit")
+@event.listens_for(Session, "after_rollback")
+def _forget(session):
+    session.info.pop(_REMEMBERED, None)
 
 
 def local_date(user, moment):

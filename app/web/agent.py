@@ -78,27 +78,29 @@ def new_chat():
 @model_turns
 def _first_message():
     chat = assistant.create_chat(current_user)
-    return _start(chat, replace_chat=True)
+    return _start(chat.id, replace_chat=chat)
 
 
 @bp.post("/chats/<uuid:chat_id>/messages")
 @login_required
 @model_turns
 def send(chat_id):
-    return _start(assistant.get_chat(current_user, chat_id))
+    return _start(chat_id)
 
 
-def _start(chat, replace_chat=False):
+def _start(chat_id, replace_chat=None):
+    """Start a turn in the chat (start_turn checks it is the user's); answer with the exchange,
+    or with the whole chat view when `replace_chat` is the chat just created."""
     try:
         turn = assistant.start_turn(
-            current_user, chat.id, request.form.get("message"), page=request.form.get("page"),
+            current_user, chat_id, request.form.get("message"), page=request.form.get("page"),
             focus_entry_id=_focus_entry(),
         )  # fmt: skip
     except DomainError as refused:
         return render_template("agent/_notice.html", message=refused.field_messages.get("message") or refused.message,
                                text=request.form.get("message", "")), refused.status  # fmt: skip
-    if replace_chat:
-        return _chat_view(chat, started=turn)
+    if replace_chat is not None:
+        return _chat_view(replace_chat, started=turn)
     return render_template("agent/_exchange.html", turn=turn)
 
 

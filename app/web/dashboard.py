@@ -118,6 +118,10 @@ def _account_constance(user):
     return _once("constance", lambda: streaks.constance(user))
 
 
+def _ranked_categories(user):
+    return _once("categories_by_xp", lambda: streaks.categories_by_xp(user))
+
+
 def _daily_progress(user):
     plan = _plan(user)
     return {"plan": plan, "percent": round(100 * plan.done / plan.total) if plan and plan.total else 0}
@@ -146,7 +150,7 @@ def _heatmap(user):
 
 def _category_balance(user):
     """A radar of XP across the top categories, scaled to the strongest one."""
-    top = streaks.categories_by_xp(user)[:RADAR_AXES]
+    top = _ranked_categories(user)[:RADAR_AXES]
     if len(top) < 3:
         return {"axes": [], "count": len(top)}
     peak = max(category.xp for category in top) or 1
@@ -169,11 +173,11 @@ def _category_balance(user):
 
 
 def _area(user, best):
-    ranked = streaks.categories_by_xp(user)
+    ranked = _ranked_categories(user)
     if not ranked:
         return {"category": None, "bars": []}
     category = ranked[0] if best else ranked[-1]
-    history = streaks.xp_history(user, days=7)
+    history = _once("xp_week", lambda: streaks.xp_history(user, days=7))
     values = history.values("CATEGORY", category.id)
     peak = max(max(values), 1)
     bars = [

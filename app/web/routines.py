@@ -6,6 +6,7 @@ from datetime import date, timedelta
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 
 from app.services import icons, routines, schedules, streaks, today
@@ -421,14 +422,18 @@ def weekday_initials():
     return [_("Mon"), _("Tue"), _("Wed"), _("Thu"), _("Fri"), _("Sat"), _("Sun")]
 
 
+OUTCOME_LABELS = {
+    "DONE": _l("Done"),
+    "SKIPPED": _l("Skipped"),
+    "MISSED": _l("Missed"),
+    "NOT_SCHEDULED": _l("Nothing scheduled"),
+    "NOT_IN_ROUTINE": _l("Not in a routine"),
+    streaks.UNKNOWN: _l("No record"),
+}
+
+
 @bp.app_template_global()
 def outcome_label(outcome):
-    labels = {
-        "DONE": _("Done"),
-        "SKIPPED": _("Skipped"),
-        "MISSED": _("Missed"),
-        "NOT_SCHEDULED": _("Nothing scheduled"),
-        "NOT_IN_ROUTINE": _("Not in a routine"),
-        streaks.UNKNOWN: _("No record"),
-    }
-    return labels.get(outcome, outcome)
+    """One translation per call: a heatmap asks for hundreds of these."""
+    label = OUTCOME_LABELS.get(outcome)
+    return str(label) if label is not None else outcome
