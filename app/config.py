@@ -58,7 +58,7 @@ class Config:
     # Rate limits live in Redis when configured, else in this process.
     RATELIMIT_STORAGE_URI = REDIS_URL or "memory://"
     RATELIMIT_HEADERS_ENABLED = True
-    RATELIMIT_STRATEGY = "moving-window"
+    RATELIMIT_STRATEGY = "fixed-window"  # cheap per request; the login lockout keeps its own moving window
 
     # The assistant
     AGENT_TURN_SECONDS = int(_env("BEYOU_AGENT_TURN_SECONDS", "180"))

@@ -23,7 +23,7 @@ from app.extensions import db
 from app.llm import ChainExhausted, LLMNotConfigured, Message, StreamInterrupted, TextDelta, ToolCallReady
 from app.llm import Completed as ModelCompleted
 from app.models import User
-from app.models.agent import Ending, Turn, TurnStatus
+from app.models.agent import Chat, Ending, Turn, TurnStatus
 from app.services import assistant
 
 log = logging.getLogger("beyou.agent")
@@ -92,9 +92,13 @@ class TurnRun:
 
     def run(self):
         with self.app.app_context():
-            turn = db.session.get(Turn, self.turn_id)
-            user = db.session.get(User, turn.user_id)
-            chat = assistant.get_chat(user, turn.chat_id)
+            # One query for the turn, its user and its chat (start_turn checked the chat is theirs).
+            turn, user, chat = db.session.execute(
+                db.select(Turn, User, Chat)
+                .join(User, User.id == Turn.user_id)
+                .join(Chat, Chat.id == Turn.chat_id)
+                .where(Turn.id == self.turn_id)
+            ).one()
             with force_locale(user.language):
                 try:
                     self._answer(user, chat, turn)
