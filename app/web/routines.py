@@ -61,6 +61,13 @@ def routine_list():
     return render_template("routines/_list.html", **_list_context())
 
 
+@bp.get("/summary")
+@login_required
+def summary():
+    """The header's "N routines · N active days", refreshed whenever routines change."""
+    return render_template("routines/_summary.html", **_list_context())
+
+
 def _day_context(requested):
     current = today.local_today(me())[1]
     day = _parse_day(requested, current)

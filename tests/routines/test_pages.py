@@ -288,3 +288,11 @@ def test_a_closed_past_day_shows_what_was_missed(signed_in, plan, user):
     yesterday = progress.today_for(user) - timedelta(days=1)
     fragment = text(signed_in.get(f"/routines/day?day={yesterday.isoformat()}"))
     assert "Missed" in fragment and "Completed: 0" in fragment
+
+
+def test_the_header_summary_refreshes_on_its_own_when_routines_change(signed_in):
+    page = signed_in.get("/routines").get_data(as_text=True)
+    assert 'hx-get="/routines/summary"' in page and "domain:routines from:body" in page
+    fragment = signed_in.get("/routines/summary", headers={"HX-Request": "true"})
+    assert fragment.status_code == 200
+    assert "0 routines" in fragment.get_data(as_text=True)
