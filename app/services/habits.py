@@ -4,10 +4,10 @@ from sqlalchemy.orm import selectinload
 
 from app.events import announce
 from app.extensions import db
-from app.models import Habit, Routine, RoutineEntry
+from app.models import Habit, RoutineEntry
 from app.models.habits import habit_categories
 from app.models.history import DayOutcome, OwnerType, XpDay
-from app.services import icons
+from app.services import icons, routines
 from app.services.entity_fields import (
     UNSET,
     apply,
@@ -52,18 +52,7 @@ def listing(user, *, search=None, sort="default", category=None):
 
 def routines_using(user):
     """habit id -> the routines (names, once each) that hold it."""
-    rows = db.session.execute(
-        db.select(RoutineEntry.habit_id, Routine.name)
-        .join(Routine, Routine.id == RoutineEntry.routine_id)
-        .where(Routine.user_id == user.id, RoutineEntry.habit_id.is_not(None))
-        .order_by(Routine.name)
-    ).all()
-    using = {}
-    for habit_id, routine_name in rows:
-        names = using.setdefault(habit_id, [])
-        if routine_name not in names:
-            names.append(routine_name)
-    return using
+    return routines.names_by_item(user, RoutineEntry.habit_id)
 
 
 def resolve(user, ref):
@@ -149,9 +138,9 @@ def delete(user, habit_ref):
     """Delete a habit with its day outcomes and XP history. Refused with HABIT_IN_ROUTINE,
     naming the routines, while any routine holds it."""
     habit = resolve(user, habit_ref)
-    routines = routines_using(user).get(habit.id)
-    if routines:
-        raise Conflict("HABIT_IN_ROUTINE", routines=", ".join(routines))
+    holding = routines_using(user).get(habit.id)
+    if holding:
+        raise Conflict("HABIT_IN_ROUTINE", routines=", ".join(holding))
     for history in (DayOutcome, XpDay):
         db.session.execute(
             db.delete(history).where(history.owner_type == OwnerType.HABIT, history.owner_id == habit.id)

@@ -112,6 +112,23 @@ def _describe_entry(entry):
     }
 
 
+def names_by_item(user, item_column):
+    """item id -> the names of the routines holding it (each once, by name), where
+    `item_column` is RoutineEntry.habit_id or RoutineEntry.task_id."""
+    rows = db.session.execute(
+        db.select(item_column, Routine.name)
+        .join(Routine, Routine.id == RoutineEntry.routine_id)
+        .where(Routine.user_id == user.id, item_column.is_not(None))
+        .order_by(Routine.name)
+    ).all()
+    using = {}
+    for item_id, routine_name in rows:
+        names = using.setdefault(item_id, [])
+        if routine_name not in names:
+            names.append(routine_name)
+    return using
+
+
 def item_choices(user):
     """The user's habits and tasks, by name: what an entry can point at."""
     return {

@@ -4,10 +4,10 @@ from sqlalchemy.orm import selectinload
 
 from app.events import announce
 from app.extensions import db
-from app.models import Routine, RoutineEntry, Task
+from app.models import RoutineEntry, Task
 from app.models.history import DayOutcome, OwnerType
 from app.models.tasks import task_categories
-from app.services import icons
+from app.services import icons, routines
 from app.services.entity_fields import (
     UNSET,
     apply,
@@ -48,18 +48,7 @@ def listing(user, *, search=None, sort="default", category=None):
 
 def routines_using(user):
     """task id -> the routines (names, once each) that hold it."""
-    rows = db.session.execute(
-        db.select(RoutineEntry.task_id, Routine.name)
-        .join(Routine, Routine.id == RoutineEntry.routine_id)
-        .where(Routine.user_id == user.id, RoutineEntry.task_id.is_not(None))
-        .order_by(Routine.name)
-    ).all()
-    using = {}
-    for task_id, routine_name in rows:
-        names = using.setdefault(task_id, [])
-        if routine_name not in names:
-            names.append(routine_name)
-    return using
+    return routines.names_by_item(user, RoutineEntry.task_id)
 
 
 def resolve(user, ref):
@@ -135,9 +124,9 @@ def delete(user, task_ref):
     """Delete a task with its day outcomes. Refused with TASK_IN_ROUTINE, naming the routines,
     while any routine holds it."""
     task = resolve(user, task_ref)
-    routines = routines_using(user).get(task.id)
-    if routines:
-        raise Conflict("TASK_IN_ROUTINE", routines=", ".join(routines))
+    holding = routines_using(user).get(task.id)
+    if holding:
+        raise Conflict("TASK_IN_ROUTINE", routines=", ".join(holding))
     db.session.execute(
         db.delete(DayOutcome).where(DayOutcome.owner_type == OwnerType.TASK, DayOutcome.owner_id == task.id)
     )
