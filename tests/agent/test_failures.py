@@ -226,3 +226,13 @@ def test_turn_ids_are_visible_only_to_their_owner(ana, fake, agent_app):
     assert ana.stream(turn_id)[-1]["name"] == "done"
     with agent_app.app_context():
         assert db.session.get(Turn, uuid.UUID(turn_id)).cancel_requested is False
+
+
+def test_a_first_message_from_an_empty_panel_spends_the_same_budget(make_agent_app, fake):
+    app = make_agent_app(AGENT_RATE_LIMIT="1 per hour")
+    make_user(app)
+    ana = AgentClient(app)
+    assert ana.post("/ai/agent/chats", message="first").status_code == 200
+    refused = ana.post("/ai/agent/chats", message="second")
+    assert refused.status_code == 429 and "Retry-After" in refused.headers
+    assert ana.post("/ai/agent/chats").status_code == 200  # an empty new chat calls no model
