@@ -176,6 +176,21 @@ def category_filter(model, link_table, owner_column, category_ref, user, stateme
     return statement.where(model.id.in_(linked))
 
 
+def item_sorts(model):
+    """The sorts every list of habits or tasks offers (name, importance, difficulty, age)."""
+    return {
+        "default": [model.created_at],
+        "name": [db.func.lower(model.name)],
+        "name_desc": [db.func.lower(model.name).desc()],
+        "importance": [model.importance],
+        "importance_desc": [model.importance.desc()],
+        "difficulty": [model.difficulty],
+        "difficulty_desc": [model.difficulty.desc()],
+        "newest": [model.created_at.desc()],
+        "oldest": [model.created_at],
+    }
+
+
 def sorted_by(model, sort, orders, statement):
     """Apply the named sort from `orders` (name -> list of order clauses); unknown names: default."""
     return statement.order_by(*orders.get(sort or "default", orders["default"]), model.id)

@@ -16,6 +16,7 @@ from app.services.entity_fields import (
     clean_note,
     clean_scale,
     given,
+    item_sorts,
     owned_categories,
     refuse_if,
     resolve_named,
@@ -26,18 +27,10 @@ from app.services.entity_fields import (
 from app.services.errors import Conflict
 
 SORTS = {
-    "default": [Habit.created_at],
-    "name": [db.func.lower(Habit.name)],
-    "name_desc": [db.func.lower(Habit.name).desc()],
+    **item_sorts(Habit),
     "xp": [Habit.xp],
     "xp_desc": [Habit.xp.desc()],
-    "importance": [Habit.importance],
-    "importance_desc": [Habit.importance.desc()],
-    "difficulty": [Habit.difficulty],
-    "difficulty_desc": [Habit.difficulty.desc()],
     "streak_desc": [Habit.current_streak.desc()],
-    "newest": [Habit.created_at.desc()],
-    "oldest": [Habit.created_at],
 }
 
 

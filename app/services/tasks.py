@@ -16,6 +16,7 @@ from app.services.entity_fields import (
     clean_note,
     clean_scale,
     given,
+    item_sorts,
     owned_categories,
     refuse_if,
     resolve_named,
@@ -24,17 +25,7 @@ from app.services.entity_fields import (
 )
 from app.services.errors import Conflict
 
-SORTS = {
-    "default": [Task.created_at],
-    "name": [db.func.lower(Task.name)],
-    "name_desc": [db.func.lower(Task.name).desc()],
-    "importance": [Task.importance],
-    "importance_desc": [Task.importance.desc()],
-    "difficulty": [Task.difficulty],
-    "difficulty_desc": [Task.difficulty.desc()],
-    "newest": [Task.created_at.desc()],
-    "oldest": [Task.created_at],
-}
+SORTS = item_sorts(Task)
 
 
 def listing(user, *, search=None, sort="default", category=None):
