@@ -22,6 +22,7 @@ from app.llm.cooldowns import Clock
 from app.llm.errors import (
     ChainConfigError,
     ChainExhausted,
+    DeadlineReached,
     FailureKind,
     LLMError,
     LLMNotConfigured,
@@ -38,6 +39,7 @@ from app.llm.messages import (
     ToolCallReady,
     ToolSpec,
     Usage,
+    Waiting,
 )
 from app.llm.settings import ChainSettings, LinkSettings, Timeouts
 
@@ -100,6 +102,7 @@ __all__ = [
     "ChainSettings",
     "ChatRequest",
     "Completed",
+    "DeadlineReached",
     "FailureKind",
     "LLMError",
     "LLMNotConfigured",
@@ -115,6 +118,7 @@ __all__ = [
     "ToolCallReady",
     "ToolSpec",
     "Usage",
+    "Waiting",
     "build_chain",
     "current_chain",
     "init_app",

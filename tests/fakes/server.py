@@ -9,6 +9,7 @@ echoes the last user message. Every request is recorded, so tests assert what wa
 from __future__ import annotations
 
 import json
+import select
 import socket
 import threading
 import time
@@ -168,8 +169,10 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             record.finished.set()
 
     def _answer(self, record: RecordedRequest, reply: Reply, model: str) -> None:
-        if reply.first_byte_delay:
-            time.sleep(reply.first_byte_delay)
+        if reply.first_byte_delay and not self._silent_for(reply.first_byte_delay):
+            record.disconnected.set()
+            self.close_connection = True
+            return
         if reply.status != 200:
             body = reply.body
             if body is None:
@@ -201,10 +204,35 @@ class _ProviderHandler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True
                 return
+            if frame.control == wire.STALL:
+                if not self._stall(reply):
+                    raise ConnectionResetError("the client went away during the stall")
+                continue
             data = frame.payload if isinstance(frame.payload, str) else "data: " + json.dumps(frame.payload)
             self._chunk((data + "\n\n").encode())
             record.frames_sent += 1
         self._chunk(b"")
+
+    def _silent_for(self, seconds: float) -> bool:
+        """Says nothing for `seconds`; False as soon as the client hangs up (it is watched)."""
+        deadline = time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([self.connection], [], [], min(remaining, 0.05))
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                return False
+        return True
+
+    def _stall(self, reply: Reply) -> bool:
+        """The reply's stall: silence, or only keep-alive comments. False if the client left."""
+        if reply.keepalive_every is None:
+            return self._silent_for(reply.stall_for)
+        deadline = time.monotonic() + reply.stall_for
+        while (remaining := deadline - time.monotonic()) > 0:
+            if not self._silent_for(min(reply.keepalive_every, remaining)):
+                return False
+            if deadline - time.monotonic() > 0:
+                self._chunk(b": keepalive\n\n")
+        return True
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
