@@ -128,8 +128,10 @@ class Chain:
         """Streams one model call; closing the iterator cuts the HTTP stream it is reading.
 
         `deadline` is an absolute `time.monotonic()`: no link is started after it, and the link
-        being read is cut at it (`DeadlineReached` before output was committed, `StreamInterrupted`
-        after). While the model is silent a `Waiting` comes at least every quarter second.
+        being read is cut at it. A `Waiting` comes first, so a caller that checks its own deadline
+        on every event ends the call in its own words; read on, and the chain raises
+        `DeadlineReached` (nothing committed yet) or `StreamInterrupted` (output committed).
+        While the model is silent a `Waiting` comes at least every quarter second.
         """
         self._require_configured()
         return self._walk_streaming(request, deadline)
@@ -196,6 +198,7 @@ class Chain:
         for adapter in self._candidates():
             if deadline is not None and time.monotonic() >= deadline:
                 failures.append(LLMError(FailureKind.TIMEOUT, "chain", None, f"deadline passed before {adapter.name}"))
+                yield Waiting()  # the caller's own clock check has the first word
                 raise DeadlineReached(failures)
             budget = _Budget(self.settings.timeouts, time.monotonic(), deadline)
             reader = _Reader(adapter, lambda adapter=adapter: adapter.stream(request))
@@ -224,6 +227,7 @@ class Chain:
             except LLMError as failure:
                 if budget.caller_deadline_passed():
                     self._note_error(adapter.name, failure)  # the caller's clock, not the link's fault
+                    yield Waiting()  # a caller that checks its deadline on every event ends in its own words
                 else:
                     self._rest(adapter.name, failure)
                 if committed:
