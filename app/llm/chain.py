@@ -291,7 +291,7 @@ class Chain:
                 failures.append(LLMError(FailureKind.TIMEOUT, "chain", None, f"deadline passed before {adapter.name}"))
                 raise DeadlineReached(failures)
             budget = _Budget(self.settings.timeouts, time.monotonic(), deadline)
-            reader = _Reader(adapter, lambda adapter=adapter: iter([_Answer(adapter.complete_json(request, schema))]))
+            reader = _Reader(adapter, lambda adapter=adapter: _answer_of(adapter, request, schema))
             try:
                 item = reader.items.get(timeout=max(0.0, budget.end - time.monotonic()))
                 if isinstance(item, _Ended):
@@ -423,6 +423,10 @@ class _Answer:
 @dataclass(frozen=True)
 class _Ended:
     error: BaseException | None = None
+
+
+def _answer_of(adapter: ProviderAdapter, request: ChatRequest, schema: type[BaseModel]) -> Iterator[_Answer]:
+    yield _Answer(adapter.complete_json(request, schema))
 
 
 class _Reader:

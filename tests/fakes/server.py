@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 from tests.fakes import strict, wire
 from tests.fakes.script import Reply, echo_reply
 
+CONTROL = "/_fake/"  # the control paths of a fake run as its own process
+
 
 @dataclass
 class RecordedRequest:
@@ -35,6 +37,15 @@ class RecordedRequest:
     frames_sent: int = 0
     disconnected: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "protocol": self.protocol,
+            "frames_sent": self.frames_sent,
+            "disconnected": self.disconnected.is_set(),
+            "finished": self.finished.is_set(),
+        }
 
     @property
     def messages(self) -> list[dict]:
@@ -142,6 +153,9 @@ class _ProviderHandler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_raw": raw.decode(errors="replace")}
 
+        if parts.path.startswith(CONTROL):
+            self._control(parts.path.removeprefix(CONTROL), body)
+            return
         if parts.path.endswith("/chat/completions"):
             protocol, streamed = "openai", bool(body.get("stream"))
             model = body.get("model", "fake-model")
@@ -167,6 +181,20 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             self.close_connection = True
         finally:
             record.finished.set()
+
+    def _control(self, command: str, body: Any) -> None:
+        """Scripting from another process (`python -m tests.fakes`): `POST /_fake/script` with a
+        JSON script, `/_fake/reset`, `/_fake/requests` (what was received, in order)."""
+        if command == "script":
+            self.providers.load(body)
+            self._send_json(200, {"ok": True})
+        elif command == "reset":
+            self.providers.reset()
+            self._send_json(200, {"ok": True})
+        elif command == "requests":
+            self._send_json(200, [record.summary() for record in self.providers.requests()])
+        else:
+            self._send_json(404, {"error": {"message": f"no control command {command!r}"}})
 
     def _answer(self, record: RecordedRequest, reply: Reply, model: str) -> None:
         if reply.first_byte_delay and not self._silent_for(reply.first_byte_delay):
