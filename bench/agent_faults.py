@@ -15,6 +15,9 @@ reloaded and the database looked at. Faults × phases × chains:
   round creates the task, the next round fails before its first token);
 - chains: one link (mistral), two links (mistral, then gemini).
 
+(A status code cannot come mid-text: there 429 and 500 are error events with that code inside the
+200. Silence before the first byte has no mid-text row: after text, silence is "hang".)
+
 Then: the worker killed mid-turn (SIGTERM, SIGKILL), the server restarted and the turn watched
 again with `Last-Event-ID: 5`; and the database locked (`BEGIN IMMEDIATE` from another
 connection) while the turn ends. A row is LOST when the user's text is neither in the chat nor
