@@ -48,24 +48,24 @@ def until_waiting(events):
 
 @BOTH
 def test_keepalive_comments_alone_run_into_the_first_event_timeout(fake, make_chain, first):
-    fake.script(first, Reply.keeps_alive(6, "too late", every=0.1))
+    fake.script(first, Reply.keeps_alive(12, "too late", every=0.1))
     fake.script("glm", Reply.says("Fine", " thanks"))
     chain = make_chain(f"{first},glm", BEYOU_LLM_FIRST_EVENT_TIMEOUT="0.5", BEYOU_LLM_TOTAL_TIMEOUT="20")
     started = time.monotonic()
     events = list(chain.stream(ask()))
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Fine thanks"
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 6
     assert {s.name: s for s in chain.link_states()}[first].last_error.kind == "timeout"
 
 
 @BOTH
 def test_keepalive_comments_after_the_first_token_run_into_the_idle_timeout(fake, make_chain, first):
-    fake.script(first, Reply.keeps_alive(6, "Once", " upon", after=1, every=0.1))
+    fake.script(first, Reply.keeps_alive(12, "Once", " upon", after=1, every=0.1))
     chain = make_chain(f"{first},glm", BEYOU_LLM_IDLE_TIMEOUT="0.5", BEYOU_LLM_TOTAL_TIMEOUT="20")
     started = time.monotonic()
     with pytest.raises(StreamInterrupted) as interrupted:
         list(chain.stream(ask()))
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 6
     assert interrupted.value.cause.kind.value == "timeout"
     assert "no model event for 0.5s" in interrupted.value.cause.message
     assert interrupted.value.partial_text == "Once"
@@ -91,7 +91,7 @@ def test_a_silent_provider_is_answered_by_waiting_at_least_every_quarter_second(
         events.append(event)
     waits = [e for e in events if isinstance(e, Waiting)]
     assert len(waits) >= 4
-    assert max(b - a for a, b in itertools.pairwise(moments)) < 1.0
+    assert max(b - a for a, b in itertools.pairwise(moments)) < 1.5
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Here I am"
 
 
