@@ -32,7 +32,8 @@ class Cut:
     """Cuts every connection the reading thread used while it read under `LinkTransport.cutting`.
 
     A connection goes back to the pool when a call ends, and another call may take it: a
-    connection is cut only while its last reader was this handle's thread.
+    connection is cut only while its last reader was this handle's thread and that thread is
+    still reading (a call that ended well keeps its connection alive for the next one).
     """
 
     def __init__(self) -> None:
@@ -50,6 +51,11 @@ class Cut:
             streams = [stream for stream in self._streams if stream.reader is self]
         for stream in streams:
             stream.shut()
+
+    def _release(self) -> None:
+        """The reader is done: its connections are back in the pool, other calls' to use."""
+        with self._lock:
+            self._streams.clear()
 
     def _claim(self, stream: _CuttableStream) -> None:
         with self._lock:
@@ -110,6 +116,7 @@ class LinkTransport(httpx2.BaseTransport):
             yield
         finally:
             self._local.cut = previous
+            cut._release()
 
     def close(self) -> None:
         self._inner.close()

@@ -34,6 +34,7 @@ class RecordedRequest:
     body: Any
     streamed: bool
     problems: list[str] = field(default_factory=list)  # what a strict provider would refuse
+    client_port: int = 0  # the same port twice: the client reused its connection
     frames_sent: int = 0
     disconnected: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
@@ -168,7 +169,8 @@ class _ProviderHandler(BaseHTTPRequestHandler):
 
         problems = strict.openai_problems(body, provider) if protocol == "openai" else strict.gemini_problems(body)
         headers = {k.lower(): v for k, v in self.headers.items()}
-        record = RecordedRequest(provider, protocol, self.path, headers, body, streamed, problems)
+        record = RecordedRequest(provider, protocol, self.path, headers, body, streamed, problems,
+                                 client_port=self.client_address[1])  # fmt: skip
         self.providers._record(record)
         if problems:
             self._send_json(400, {"error": {"code": 400, "message": "; ".join(problems), "status": "INVALID_ARGUMENT"}})

@@ -209,3 +209,25 @@ def test_under_gevent_closing_the_stream_cuts_a_silent_provider(fake, first):
     finally:
         reader.kill()
         reader.wait()
+
+
+def test_a_stream_that_ended_well_leaves_its_connection_for_the_next(fake, make_chain):
+    """Cutting is for calls still being read: a finished one must not cost the next a handshake.
+    (Gemini here: the openai SDK itself closes its response at `[DONE]`.)"""
+    fake.script("gemini", Reply.says("One"), Reply.says("Two"))
+    chain = make_chain("gemini")
+    list(chain.stream(ask()))
+    list(chain.stream(ask()))
+    first_call, second_call = fake.requests("gemini")
+    assert first_call.client_port == second_call.client_port
+
+
+@BOTH
+def test_a_structured_answer_leaves_its_connection_for_the_next(fake, make_chain, first):
+    answer = '{"name": "Read", "importance": 4}'
+    fake.script(first, Reply.says(answer), Reply.says(answer))
+    chain = make_chain(first)
+    for _ in range(2):
+        chain.structured(ChatRequest(messages=[Message.user("a habit")]), HabitSuggestion)
+    first_call, second_call = fake.requests(first)
+    assert first_call.client_port == second_call.client_port
