@@ -252,26 +252,31 @@ class Chain:
     def _events(self, adapter: ProviderAdapter, reader: _Reader, budget: _Budget) -> Iterator[StreamEvent]:
         """One link's events from its reader, under its budget; `Waiting` in every silence.
 
-        The tail of a round that ended properly (its tool calls, then `Completed`) is delivered
-        whatever the clock says: the round is complete, and a tool the caller is running must not
-        make the next event a timeout.
+        Silence is measured from when the link said something, not from when the caller took it:
+        a caller busy with an event (running a tool) does not make the link late, and an event
+        already read is delivered without looking at the clock, except text past the total budget.
         """
         spoke_at = time.monotonic()
         while True:
-            now = time.monotonic()
-            budget.check(adapter, now)
             try:
-                item = reader.items.get(timeout=max(0.0, min(spoke_at + WAITING_EVERY, budget.limit()) - now))
+                said_at, item = reader.items.get_nowait()
             except queue.Empty:
-                budget.check(adapter, time.monotonic())
-                spoke_at = time.monotonic()
-                yield Waiting()
-                continue
+                now = time.monotonic()
+                budget.check(adapter, now)
+                try:
+                    said_at, item = reader.items.get(
+                        timeout=max(0.0, min(spoke_at + WAITING_EVERY, budget.limit()) - now)
+                    )
+                except queue.Empty:
+                    budget.check(adapter, time.monotonic())
+                    spoke_at = time.monotonic()
+                    yield Waiting()
+                    continue
             if isinstance(item, _Ended):
                 if item.error is not None:
                     raise item.error
                 return
-            budget.heard(time.monotonic())
+            budget.heard(said_at)
             if isinstance(item, ToolCallReady | Completed):
                 yield item
                 continue
@@ -293,7 +298,7 @@ class Chain:
             budget = _Budget(self.settings.timeouts, time.monotonic(), deadline)
             reader = _Reader(adapter, lambda adapter=adapter: _answer_of(adapter, request, schema))
             try:
-                item = reader.items.get(timeout=max(0.0, budget.end - time.monotonic()))
+                _said_at, item = reader.items.get(timeout=max(0.0, budget.end - time.monotonic()))
                 if isinstance(item, _Ended):
                     raise item.error or adapter.failure(FailureKind.MALFORMED, None, "no answer")
                 text = item.text
@@ -430,9 +435,9 @@ def _answer_of(adapter: ProviderAdapter, request: ChatRequest, schema: type[Base
 
 
 class _Reader:
-    """Reads one link on a helper thread (a greenlet under gevent) into `items`, ending with an
-    `_Ended`. `stop()` cuts the link's connection under the SDK, which then fails at once and lets
-    the thread end; nobody waits for it."""
+    """Reads one link on a helper thread (a greenlet under gevent) into `items` as (when the link
+    said it, what it said), ending with an `_Ended`. `stop()` cuts the link's connection under the
+    SDK, which then fails at once and lets the thread end; nobody waits for it."""
 
     def __init__(self, adapter: ProviderAdapter, read: Callable[[], Iterator[Any]]):
         self.items: queue.Queue[Any] = queue.Queue()
@@ -447,11 +452,11 @@ class _Reader:
                 for event in events:
                     if self._cut.done:
                         break
-                    self.items.put(event)
+                    self.items.put((time.monotonic(), event))
         except Exception as error:
-            self.items.put(_Ended(error))
+            self.items.put((time.monotonic(), _Ended(error)))
         else:
-            self.items.put(_Ended())
+            self.items.put((time.monotonic(), _Ended()))
 
     def stop(self) -> None:
         self._cut()

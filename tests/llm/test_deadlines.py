@@ -18,13 +18,15 @@ import pytest
 from app import ROOT
 from app.llm import (
     ChatRequest,
+    Completed,
     DeadlineReached,
     Message,
     StreamInterrupted,
     TextDelta,
+    ToolCallReady,
     Waiting,
 )
-from tests.fakes import Reply
+from tests.fakes import FakeCall, Reply
 from tests.llm.conftest import env_for
 from tests.llm.shapes import HabitSuggestion
 
@@ -231,3 +233,20 @@ def test_a_structured_answer_leaves_its_connection_for_the_next(fake, make_chain
         chain.structured(ChatRequest(messages=[Message.user("a habit")]), HabitSuggestion)
     first_call, second_call = fake.requests(first)
     assert first_call.client_port == second_call.client_port
+
+
+@BOTH
+def test_a_tool_run_longer_than_the_budgets_does_not_make_the_link_late(fake, make_chain, first):
+    """The caller runs each tool as its call comes; the round's end is already read by then."""
+    calls = (FakeCall("createHabit", {"name": "Read"}), FakeCall("createHabit", {"name": "Run"}))
+    fake.script(first, Reply.calls(*calls))
+    chain = make_chain(
+        first, BEYOU_LLM_FIRST_EVENT_TIMEOUT="5", BEYOU_LLM_IDLE_TIMEOUT="0.3", BEYOU_LLM_TOTAL_TIMEOUT="5"
+    )
+    seen = []
+    for event in chain.stream(ask()):
+        if not isinstance(event, Waiting):
+            seen.append(type(event))
+        if isinstance(event, ToolCallReady):
+            time.sleep(0.6)  # a slow tool
+    assert seen == [ToolCallReady, ToolCallReady, Completed]
