@@ -410,7 +410,7 @@ class Bench:
 
 
 def print_row(row):
-    print(f"{row.fault:<26}{row.phase:<28}{row.chain:<10}{row.ended:<50}{row.shows:<30}{row.effect:<16}"
+    print(f"{row.fault:<26}{row.phase:<28}{row.chain:<10}{row.ended:<54}{row.shows:<30}{row.effect:<16}"
           f"{row.calls:<22}{row.seconds:>6.1f}s  {row.verdict}", flush=True)  # fmt: skip
 
 
@@ -423,7 +423,7 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         bench = Bench(folder)
         try:
-            print(f"{'fault':<26}{'phase':<28}{'chain':<10}{'ended':<50}{'the chat shows':<30}{'tool effect':<16}"
+            print(f"{'fault':<26}{'phase':<28}{'chain':<10}{'ended':<54}{'the chat shows':<30}{'tool effect':<16}"
                   f"{'model calls':<22}{'time':>7}  verdict")  # fmt: skip
             for fault, phase, chain in itertools.product(FAULTS, PHASES, CHAINS):
                 if options.only and fault != options.only:
