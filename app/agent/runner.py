@@ -144,7 +144,7 @@ class TurnRun:
         # connection through a long, silent first token (thousands of turns share the pool).
         db.session.commit()
         text, calls, results, extras = [], [], [], {}
-        stream = chain.stream(request)
+        stream = chain.stream(request, deadline=deadline)
         try:
             for event in stream:
                 self._check_still_wanted(turn, deadline)

@@ -62,11 +62,32 @@ class MemoryTurnLog:
 
 
 class RedisTurnLog:
+    """The log in Redis streams, followed with `XREAD BLOCK`.
+
+    A blocked `XREAD` is a read on the client's socket like any other, so it must end before the
+    client's socket timeout (redis-py: 5 s) or the watcher dies of a `TimeoutError` in every
+    silent stretch. `read` therefore blocks in slices of at most half that timeout, until the
+    caller's wait (the 15 s heartbeat) is over.
+    """
+
     def __init__(self, url, prefix="beyou:turn:"):
         import redis
 
         self._redis = redis.Redis.from_url(url)
         self._prefix = prefix
+        self._block_slice = None
+
+    def _longest_block(self):
+        """Half the client's socket timeout (read from a connection: the defaults live there)."""
+        if self._block_slice is None:
+            pool = self._redis.connection_pool
+            connection = pool.get_connection()
+            try:
+                socket_timeout = connection.socket_timeout
+            finally:
+                pool.release(connection)
+            self._block_slice = socket_timeout / 2 if socket_timeout else float("inf")
+        return self._block_slice
 
     def send(self, turn_id, name, data):
         key = self._prefix + str(turn_id)
@@ -78,14 +99,20 @@ class RedisTurnLog:
         return Event(event_id, name, data)
 
     def read(self, turn_id, after, wait):
+        """Events after id `after`; waits up to `wait` seconds for the first one."""
         key = self._prefix + str(turn_id)
-        answer = self._redis.xread({key: f"{after}-0"}, block=max(int(wait * 1000), 1))
-        events = []
-        for _stream, entries in answer or []:
-            for _entry_id, fields in entries:
-                name, data = json.loads(fields[b"e"])
-                events.append(Event(int(fields[b"id"]), name, data))
-        return events
+        deadline = time.monotonic() + wait
+        while True:
+            remaining = deadline - time.monotonic()
+            block = min(remaining, self._longest_block())
+            answer = self._redis.xread({key: f"{after}-0"}, block=max(int(block * 1000), 1))
+            events = [
+                Event(int(fields[b"id"]), *json.loads(fields[b"e"]))
+                for _stream, entries in answer or []
+                for _id, fields in entries
+            ]
+            if events or time.monotonic() >= deadline:
+                return events
 
 
 def turn_log_for(redis_url):

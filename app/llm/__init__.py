@@ -10,15 +10,19 @@ transcripts, structured output) and how to add a provider.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from typing import TYPE_CHECKING
+
+import click
 
 from app.llm.chain import Chain, LastError, LinkState
 from app.llm.cooldowns import Clock
 from app.llm.errors import (
     ChainConfigError,
     ChainExhausted,
+    DeadlineReached,
     FailureKind,
     LLMError,
     LLMNotConfigured,
@@ -35,6 +39,7 @@ from app.llm.messages import (
     ToolCallReady,
     ToolSpec,
     Usage,
+    Waiting,
 )
 from app.llm.settings import ChainSettings, LinkSettings, Timeouts
 
@@ -42,6 +47,8 @@ if TYPE_CHECKING:
     from flask import Flask
 
 EXTENSION_KEY = "llm_chain"
+
+log = logging.getLogger(__name__)
 
 
 def build_chain(settings: ChainSettings, *, clock: Clock = time.time) -> Chain:
@@ -62,9 +69,23 @@ def init_app(app: Flask) -> Chain:
     overrides = app.config.get("LLM_ENV", {})
     environ = dict(overrides) if app.testing else {**os.environ, **overrides}
     environ["BEYOU_ENV"] = app.config["ENV_NAME"]  # the app's profile decides, e.g. create_app("production")
-    chain = build_chain(ChainSettings.from_env(environ))
+    settings = ChainSettings.from_env(environ)
+    level, line_up = settings.describe()
+    log.log(level if _serving() else logging.DEBUG, "%s", line_up)
+    chain = build_chain(settings)
     app.extensions[EXTENSION_KEY] = chain
     return chain
+
+
+def _serving() -> bool:
+    """Whether this process serves requests, so the line-up is news to whoever started it.
+
+    `make run` runs `flask db upgrade` and `flask seed-demo` before `flask run`: each command
+    builds the app, and the line-up is said once, by the command that serves (`run`, or a process
+    that is no command at all, such as a gunicorn worker). A bad line-up still stops every command.
+    """
+    command = click.get_current_context(silent=True)
+    return command is None or command.info_name == "run"
 
 
 def current_chain() -> Chain:
@@ -81,6 +102,7 @@ __all__ = [
     "ChainSettings",
     "ChatRequest",
     "Completed",
+    "DeadlineReached",
     "FailureKind",
     "LLMError",
     "LLMNotConfigured",
@@ -96,6 +118,7 @@ __all__ = [
     "ToolCallReady",
     "ToolSpec",
     "Usage",
+    "Waiting",
     "build_chain",
     "current_chain",
     "init_app",

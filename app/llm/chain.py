@@ -1,37 +1,66 @@
 """The fallback chain: several free-tier links behaving as one reliable model.
 
 Each model call walks the links in order. A failure before output is committed (the first
-non-empty text delta or the first complete tool call) moves on to the next link and rests the
-failing one; a failure after commit never switches model silently, it raises `StreamInterrupted`
-with what was already streamed. The chain is the only retry loop: the SDKs never retry.
+non-empty text delta, or the tool calls of a round that ended properly) moves on to the next link
+and rests the failing one; a failure after commit never switches model silently, it raises
+`StreamInterrupted` with what was already streamed. The chain is the only retry loop: the SDKs
+never retry.
+
+Each link is read on a helper thread (a greenlet under gevent) that feeds a queue, so the caller
+waits on the queue, never inside an SDK: the link's first-event, idle and total budgets and the
+caller's deadline are measured on model events (keep-alive bytes do not count), a `Waiting` comes
+out at least every quarter second of silence, and when the caller stops listening the link's
+connection is cut under the SDK at once.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import queue
 import re
 import statistics
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
 from app.llm import metrics
 from app.llm.cooldowns import Clock, cooldown_book
-from app.llm.errors import ChainExhausted, FailureKind, LLMError, LLMNotConfigured, StreamInterrupted
-from app.llm.messages import ChatRequest, Completed, StreamEvent, TextDelta, ToolCall, ToolCallReady
+from app.llm.errors import (
+    ChainExhausted,
+    DeadlineReached,
+    FailureKind,
+    LLMError,
+    LLMNotConfigured,
+    StreamInterrupted,
+)
+from app.llm.http import Cut
+from app.llm.messages import (
+    ChatRequest,
+    Completed,
+    Generating,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallReady,
+    Waiting,
+)
 from app.llm.providers.base import ProviderAdapter, join_system
-from app.llm.settings import NOT_CONFIGURED_HINT, ChainSettings
+from app.llm.settings import NOT_CONFIGURED_HINT, ChainSettings, Timeouts
 
 log = logging.getLogger(__name__)
 
 Schema = TypeVar("Schema", bound=BaseModel)
+
+# A consumer hears from the chain at least this often, model or no model.
+WAITING_EVERY = 0.25
 
 JSON_RETRY_WARNING = (
     "Your previous answer was not valid JSON for the requested schema. "
@@ -95,16 +124,26 @@ class Chain:
 
     # -- the doors -------------------------------------------------------------------------------
 
-    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
-        """Streams one model call; closing the iterator closes the HTTP stream it is reading."""
-        self._require_configured()
-        return self._walk_streaming(request)
+    def stream(self, request: ChatRequest, *, deadline: float | None = None) -> Iterator[StreamEvent]:
+        """Streams one model call; closing the iterator cuts the HTTP stream it is reading.
 
-    def structured(self, request: ChatRequest, schema: type[Schema], *, retry: bool = True) -> Schema:
+        `deadline` is an absolute `time.monotonic()`: no link is started after it, and the link
+        being read is cut at it. A `Waiting` comes first, so a caller that checks its own deadline
+        on every event ends the call in its own words; read on, and the chain raises
+        `DeadlineReached` (nothing committed yet) or `StreamInterrupted` (output committed).
+        While the model is silent a `Waiting` comes at least every quarter second.
+        """
+        self._require_configured()
+        return self._walk_streaming(request, deadline)
+
+    def structured(
+        self, request: ChatRequest, schema: type[Schema], *, retry: bool = True, deadline: float | None = None
+    ) -> Schema:
         """One non-streamed answer validated against `schema`.
 
         A malformed answer is asked for again once (when `retry`), with a JSON-only warning
         appended to the system prompt; a second one raises `ChainExhausted` (`AI_UNAVAILABLE`).
+        Each link's total budget, and `deadline` (as in `stream`), bound every attempt.
         """
         self._require_configured()
         failure: LLMError | None = None
@@ -112,7 +151,7 @@ class Chain:
             asked = (
                 request if attempt == 0 else replace(request, system=join_system(request.system, JSON_RETRY_WARNING))
             )
-            text, link = self._walk_json(asked, schema)
+            text, link = self._walk_json(asked, schema, deadline)
             try:
                 return schema.model_validate_json(json_payload(text))
             except ValueError as exc:
@@ -154,21 +193,21 @@ class Chain:
 
     # -- walking the links -----------------------------------------------------------------------
 
-    def _walk_streaming(self, request: ChatRequest) -> Iterator[StreamEvent]:
+    def _walk_streaming(self, request: ChatRequest, deadline: float | None) -> Iterator[StreamEvent]:
         failures: list[LLMError] = []
-        timeouts = self.settings.timeouts
         for adapter in self._candidates():
-            started = time.monotonic()
-            attempt = adapter.stream(request)
+            if deadline is not None and time.monotonic() >= deadline:
+                failures.append(LLMError(FailureKind.TIMEOUT, "chain", None, f"deadline passed before {adapter.name}"))
+                yield Waiting()  # the caller's own clock check has the first word
+                raise DeadlineReached(failures)
+            budget = _Budget(self.settings.timeouts, time.monotonic(), deadline)
+            reader = _Reader(adapter, lambda adapter=adapter: adapter.stream(request))
             text: list[str] = []
             calls: list[ToolCall] = []
             committed = False
             outcome = "cancelled"
             try:
-                for event in attempt:
-                    elapsed = time.monotonic() - started
-                    if elapsed > timeouts.total:
-                        raise adapter.failure(FailureKind.TIMEOUT, None, f"no end after {timeouts.total:g}s")
+                for event in self._events(adapter, reader, budget):
                     if isinstance(event, TextDelta | ToolCallReady):
                         if isinstance(event, TextDelta):
                             if not event.text:
@@ -177,19 +216,20 @@ class Chain:
                         else:
                             calls.append(event.call)
                         if not committed:
-                            if elapsed > timeouts.first_event:
-                                raise adapter.failure(
-                                    FailureKind.TIMEOUT, None, f"no output within {timeouts.first_event:g}s"
-                                )
                             committed = True
+                            elapsed = time.monotonic() - budget.started
                             metrics.FIRST_TOKEN.labels(adapter.name).observe(elapsed)
                             self._note_first_token(adapter.name, elapsed)
                     elif isinstance(event, Completed):
                         outcome = "ok"
-                        self._note_success(adapter.name, event, elapsed)
+                        self._note_success(adapter.name, event, time.monotonic() - budget.started)
                     yield event
             except LLMError as failure:
-                self._rest(adapter.name, failure)
+                if budget.caller_deadline_passed():
+                    self._note_error(adapter.name, failure)  # the caller's clock, not the link's fault
+                    yield Waiting()  # a caller that checks its deadline on every event ends in its own words
+                else:
+                    self._rest(adapter.name, failure)
                 if committed:
                     outcome = FailureKind.INTERRUPTED.value
                     raise StreamInterrupted(
@@ -197,34 +237,91 @@ class Chain:
                     ) from failure
                 outcome = failure.kind.value
                 failures.append(failure)
+                if budget.caller_deadline_passed():
+                    raise DeadlineReached(failures) from failure
                 metrics.FALLBACKS.labels(adapter.name, failure.kind.value).inc()
                 log.warning("LLM link %s failed before output, falling through: %s", adapter.name, failure)
                 continue
             finally:
-                attempt.close()
+                reader.stop()
                 metrics.ATTEMPTS.labels(adapter.name, outcome).inc()
             return
         metrics.EXHAUSTED.inc()
         raise ChainExhausted(failures)
 
-    def _walk_json(self, request: ChatRequest, schema: type[BaseModel]) -> tuple[str, str]:
+    def _events(self, adapter: ProviderAdapter, reader: _Reader, budget: _Budget) -> Iterator[StreamEvent]:
+        """One link's events from its reader, under its budget; `Waiting` in every silence.
+
+        Silence is measured from when the link said something, not from when the caller took it:
+        a caller busy with an event (running a tool) does not make the link late, and an event
+        already read is delivered without looking at the clock, except text past the total budget.
+        """
+        spoke_at = time.monotonic()
+        while True:
+            try:
+                said_at, item = reader.items.get_nowait()
+            except queue.Empty:
+                now = time.monotonic()
+                budget.check(adapter, now)
+                try:
+                    said_at, item = reader.items.get(
+                        timeout=max(0.0, min(spoke_at + WAITING_EVERY, budget.limit()) - now)
+                    )
+                except queue.Empty:
+                    budget.check(adapter, time.monotonic())
+                    spoke_at = time.monotonic()
+                    yield Waiting()
+                    continue
+            if isinstance(item, _Ended):
+                if item.error is not None:
+                    raise item.error
+                return
+            budget.heard(said_at)
+            if isinstance(item, ToolCallReady | Completed):
+                yield item
+                continue
+            budget.check(adapter, time.monotonic(), waiting=False)
+            if isinstance(item, Generating):
+                if time.monotonic() - spoke_at >= WAITING_EVERY:
+                    spoke_at = time.monotonic()
+                    yield Waiting()
+                continue
+            spoke_at = time.monotonic()
+            yield item
+
+    def _walk_json(self, request: ChatRequest, schema: type[BaseModel], deadline: float | None) -> tuple[str, str]:
         failures: list[LLMError] = []
         for adapter in self._candidates():
-            started = time.monotonic()
+            if deadline is not None and time.monotonic() >= deadline:
+                failures.append(LLMError(FailureKind.TIMEOUT, "chain", None, f"deadline passed before {adapter.name}"))
+                raise DeadlineReached(failures)
+            budget = _Budget(self.settings.timeouts, time.monotonic(), deadline)
+            reader = _Reader(adapter, lambda adapter=adapter: _answer_of(adapter, request, schema))
             try:
-                text = adapter.complete_json(request, schema)
-            except LLMError as failure:
-                self._rest(adapter.name, failure)
-                failures.append(failure)
-                metrics.ATTEMPTS.labels(adapter.name, failure.kind.value).inc()
-                metrics.FALLBACKS.labels(adapter.name, failure.kind.value).inc()
-                continue
-            elapsed = time.monotonic() - started
-            metrics.ATTEMPTS.labels(adapter.name, "ok").inc()
-            metrics.CALL_TIME.labels(adapter.name).observe(elapsed)
-            with self._lock:
-                self._records[adapter.name].latencies.append(elapsed)
-            return text, adapter.name
+                _said_at, item = reader.items.get(timeout=max(0.0, budget.end - time.monotonic()))
+                if isinstance(item, _Ended):
+                    raise item.error or adapter.failure(FailureKind.MALFORMED, None, "no answer")
+                text = item.text
+            except queue.Empty:
+                failure = budget.overdue(adapter, time.monotonic())
+            except LLMError as error:
+                failure = error
+            else:
+                elapsed = time.monotonic() - budget.started
+                metrics.ATTEMPTS.labels(adapter.name, "ok").inc()
+                metrics.CALL_TIME.labels(adapter.name).observe(elapsed)
+                with self._lock:
+                    self._records[adapter.name].latencies.append(elapsed)
+                return text, adapter.name
+            finally:
+                reader.stop()
+            failures.append(failure)
+            metrics.ATTEMPTS.labels(adapter.name, failure.kind.value).inc()
+            if budget.caller_deadline_passed():
+                self._note_error(adapter.name, failure)
+                raise DeadlineReached(failures)
+            self._rest(adapter.name, failure)
+            metrics.FALLBACKS.labels(adapter.name, failure.kind.value).inc()
         metrics.EXHAUSTED.inc()
         raise ChainExhausted(failures)
 
@@ -278,6 +375,91 @@ class Chain:
     def _require_configured(self) -> None:
         if not self.configured:
             raise LLMNotConfigured(NOT_CONFIGURED_HINT)
+
+
+@dataclass
+class _Budget:
+    """When one link's call must end: its first model event within `first_event`, then no
+    silence longer than `idle`, the whole call within `total`, and never past the caller's
+    deadline."""
+
+    timeouts: Timeouts
+    started: float
+    deadline: float | None
+    heard_at: float | None = None
+
+    @property
+    def end(self) -> float:
+        own_end = self.started + self.timeouts.total
+        return own_end if self.deadline is None else min(own_end, self.deadline)
+
+    def limit(self) -> float:
+        """The moment the link must have said something more."""
+        if self.heard_at is None:
+            return min(self.started + self.timeouts.first_event, self.end)
+        return min(self.heard_at + self.timeouts.idle, self.end)
+
+    def heard(self, now: float) -> None:
+        self.heard_at = now
+
+    def caller_deadline_passed(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def check(self, adapter: ProviderAdapter, now: float, *, waiting: bool = True) -> None:
+        """Raises the link's timeout once a budget ran out (silences count only while waiting)."""
+        if now >= (self.limit() if waiting else self.end):
+            raise self.overdue(adapter, now)
+
+    def overdue(self, adapter: ProviderAdapter, now: float) -> LLMError:
+        if self.deadline is not None and now >= self.deadline:
+            return adapter.failure(FailureKind.TIMEOUT, None, "the caller's deadline passed")
+        if now >= self.started + self.timeouts.total:
+            return adapter.failure(FailureKind.TIMEOUT, None, f"no end after {self.timeouts.total:g}s")
+        if self.heard_at is None:
+            return adapter.failure(FailureKind.TIMEOUT, None, f"no model event within {self.timeouts.first_event:g}s")
+        return adapter.failure(FailureKind.TIMEOUT, None, f"no model event for {self.timeouts.idle:g}s")
+
+
+@dataclass(frozen=True)
+class _Answer:
+    text: str
+
+
+@dataclass(frozen=True)
+class _Ended:
+    error: BaseException | None = None
+
+
+def _answer_of(adapter: ProviderAdapter, request: ChatRequest, schema: type[BaseModel]) -> Iterator[_Answer]:
+    yield _Answer(adapter.complete_json(request, schema))
+
+
+class _Reader:
+    """Reads one link on a helper thread (a greenlet under gevent) into `items` as (when the link
+    said it, what it said), ending with an `_Ended`. `stop()` cuts the link's connection under the
+    SDK, which then fails at once and lets the thread end; nobody waits for it."""
+
+    def __init__(self, adapter: ProviderAdapter, read: Callable[[], Iterator[Any]]):
+        self.items: queue.Queue[Any] = queue.Queue()
+        self._adapter = adapter
+        self._read = read
+        self._cut = Cut()
+        threading.Thread(target=self._run, name=f"llm-{adapter.name}", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            with self._adapter.cuttable(self._cut), closing(self._read()) as events:
+                for event in events:
+                    if self._cut.done:
+                        break
+                    self.items.put((time.monotonic(), event))
+        except Exception as error:
+            self.items.put((time.monotonic(), _Ended(error)))
+        else:
+            self.items.put((time.monotonic(), _Ended()))
+
+    def stop(self) -> None:
+        self._cut()
 
 
 def json_payload(text: str) -> str:

@@ -76,6 +76,15 @@ class ChainExhausted(LLMError):
         self.args = (f"every link failed: {summary}",)
 
 
+class DeadlineReached(ChainExhausted):
+    """The caller's deadline (`Chain.stream(..., deadline=)`) passed before any link committed
+    output: the chain starts no link after it and cuts the one it was reading. `failures` ends
+    with the deadline itself (kind `timeout`, provider `chain`). After output was committed, the
+    deadline ends the call as a `StreamInterrupted` whose cause is a `timeout` instead."""
+
+    key = "TIMEOUT"
+
+
 class StreamInterrupted(LLMError):
     """A link failed after output reached the caller; the chain never replays it on another link.
 

@@ -72,7 +72,12 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class ToolCallReady:
-    """Emitted once a tool call is complete (name and whole arguments)."""
+    """A tool call of a round that ended properly (with a finish reason): safe to run.
+
+    Adapters hold every call of a round until its stream has ended well, then release them all
+    just before `Completed`; a round that breaks off never runs a tool (and may still fall through
+    to the next link, since nothing reached the caller).
+    """
 
     call: ToolCall
 
@@ -88,7 +93,25 @@ class Completed:
     provider_extras: Extras = field(default_factory=dict)
 
 
-StreamEvent = TextDelta | ToolCallReady | Completed
+@dataclass(frozen=True)
+class Waiting:
+    """The model has said nothing for a while (keep-alive bytes do not count).
+
+    `Chain.stream` yields one at least every quarter second of silence, so a consumer that checks
+    for Stop or its own deadline on every event is never stuck inside a provider. Ignore it
+    otherwise.
+    """
+
+
+@dataclass(frozen=True)
+class Generating:
+    """Adapters only: the model produced something that is not an event of its own yet (reasoning,
+    a piece of a tool call, the finish reason). It keeps the link's idle deadline away; the chain
+    never passes it on."""
+
+
+StreamEvent = TextDelta | ToolCallReady | Completed | Waiting
+AdapterEvent = TextDelta | ToolCallReady | Completed | Generating
 
 
 @dataclass

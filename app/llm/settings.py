@@ -15,8 +15,6 @@ from typing import Literal
 
 from app.llm.errors import ChainConfigError
 
-log = logging.getLogger(__name__)
-
 ProviderKind = Literal["openai", "gemini"]
 
 
@@ -65,10 +63,14 @@ class LinkSettings:
 
 @dataclass(frozen=True)
 class Timeouts:
-    """Per-link budgets in seconds: connecting, waiting for the first event, the whole call."""
+    """Per-link budgets in seconds: connecting, waiting for the first model event, the longest
+    silence between two model events once it came, the whole call. Model events are what the
+    model said (text, reasoning, a piece of a tool call, the end), never bytes: a provider that
+    sends keep-alive comments is as silent as one that sends nothing."""
 
     connect: float = 10.0
     first_event: float = 60.0
+    idle: float = 30.0
     total: float = 120.0
 
 
@@ -89,6 +91,19 @@ class ChainSettings:
     def configured(self) -> bool:
         return bool(self.links)
 
+    def describe(self) -> tuple[int, str]:
+        """The line-up as one paragraph for the log, and its level: a warning when a link is
+        blocked or skipped, so whoever starts the server sees what the assistant will use."""
+        lines = [f"LLM link {name} is blocked (BEYOU_LLM_BLOCKED) and will never be called" for name in self.blocked
+                 if name in self.order]  # fmt: skip
+        lines += [f"LLM link {name} skipped: {reason}" for name, reason in self.skipped.items()]
+        if self.links:
+            lines.append("LLM chain: " + " -> ".join(f"{link.name}({link.model})" for link in self.links))
+        else:
+            lines.append(f"LLM chain is empty in {self.environment}: {NOT_CONFIGURED_HINT}")
+        level = logging.WARNING if len(lines) > 1 or not self.links else logging.INFO
+        return level, "\n".join(lines)
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> ChainSettings:
         env = {k: v for k, v in environ.items() if v is not None}
@@ -104,9 +119,6 @@ class ChainSettings:
         wanted = [name for name in order if name not in blocked]
         if not wanted:
             raise ChainConfigError(_empty_chain_message(order, blocked))
-        for name in order:
-            if name in blocked:
-                log.warning("LLM link %s is blocked (BEYOU_LLM_BLOCKED) and will never be called", name)
 
         links: list[LinkSettings] = []
         skipped: dict[str, str] = {}
@@ -119,14 +131,9 @@ class ChainSettings:
                         f"Set it, or remove '{name}' with BEYOU_LLM_ORDER / BEYOU_LLM_BLOCKED "
                         f"(BEYOU_LLM_ORDER={','.join(order)}; BEYOU_LLM_BLOCKED={','.join(blocked)})."
                     )
-                log.warning("LLM link %s skipped: no %s", name, missing)
                 skipped[name] = f"no {missing}"
                 continue
             links.append(link)
-        if links:
-            log.info("LLM chain: %s", " -> ".join(f"{lk.name}({lk.model})" for lk in links))
-        else:
-            log.warning("LLM chain is empty in %s: %s", environment, NOT_CONFIGURED_HINT)
 
         return cls(
             environment=environment,
@@ -137,6 +144,7 @@ class ChainSettings:
             timeouts=Timeouts(
                 connect=_seconds(env, "BEYOU_LLM_CONNECT_TIMEOUT", 10.0),
                 first_event=_seconds(env, "BEYOU_LLM_FIRST_EVENT_TIMEOUT", 60.0),
+                idle=_seconds(env, "BEYOU_LLM_IDLE_TIMEOUT", 30.0),
                 total=_seconds(env, "BEYOU_LLM_TOTAL_TIMEOUT", 120.0),
             ),
             cooldown_rate_limit=_seconds(env, "BEYOU_LLM_COOLDOWN_RATE_LIMIT", 300.0),
@@ -189,8 +197,13 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
 
 
 def _empty_chain_message(order: tuple[str, ...], blocked: tuple[str, ...]) -> str:
+    if not order:
+        return (
+            "The LLM chain is empty: BEYOU_LLM_ORDER names no link. Name at least one, in the order "
+            f"to try them (known links: {', '.join(CATALOGUE)}); the app will not boot without a chain."
+        )
     return (
-        "The LLM chain is empty: every link of BEYOU_LLM_ORDER "
-        f"({','.join(order) or '(empty)'}) is in BEYOU_LLM_BLOCKED ({','.join(blocked) or '(empty)'}). "
+        f"The LLM chain is empty: every link of BEYOU_LLM_ORDER ({','.join(order)}) is in "
+        f"BEYOU_LLM_BLOCKED ({','.join(blocked)}). "
         "Widen the order or narrow the blocklist; the app will not boot without a chain."
     )

@@ -4,7 +4,8 @@
 
 The script maps provider names to lists of replies (see `Reply` for the fields), e.g.
 `{"mistral": [{"status": 429, "headers": {"Retry-After": "30"}}, {"text": ["Hello", " there"]}]}`.
-Unscripted requests are echoed. Point each link at it with
+Unscripted requests are echoed. Another process scripts it over HTTP: `POST /_fake/script` with
+the same JSON, `POST /_fake/reset`, `POST /_fake/requests` (what it received). Point each link at it with
 `BEYOU_LLM_<NAME>_BASE_URL=http://127.0.0.1:8099/<name>/v1` (Gemini: `.../gemini`).
 """
 

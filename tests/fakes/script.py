@@ -32,6 +32,10 @@ class Reply:
     error_code: int = 500
     garbage_after: int | None = None  # invalid JSON after N content chunks
     finish_reason: str | None = None  # default: stop / tool_calls (STOP for Gemini)
+    unfinished: bool = False  # the stream ends cleanly but without any finish reason (malformed)
+    stall_after: int | None = None  # after this many content chunks the provider stalls...
+    stall_for: float = 0.0  # ...for this long (then goes on with the rest)...
+    keepalive_every: float | None = None  # ...sending `: keepalive` comments this often (None: silent)
     usage: tuple[int, int] | None = (11, 7)
     reasoning: str | None = None  # DeepSeek reasoning_content / a Gemini thought part
     text_signature: str | None = None  # Gemini thoughtSignature on the first text part
@@ -45,6 +49,16 @@ class Reply:
     @classmethod
     def calls(cls, *calls: FakeCall, **kw: Any) -> Reply:
         return cls(tool_calls=list(calls), **kw)
+
+    @classmethod
+    def keeps_alive(cls, seconds: float, *chunks: str, after: int = 0, every: float = 1.0, **kw: Any) -> Reply:
+        """Only `: keepalive` comments for `seconds` (after `after` chunks), then the rest."""
+        return cls(text=list(chunks), stall_after=after, stall_for=seconds, keepalive_every=every, **kw)
+
+    @classmethod
+    def hangs(cls, seconds: float, *chunks: str, after: int = 0, **kw: Any) -> Reply:
+        """Not a byte for `seconds` once the stream is open (after `after` chunks), then the rest."""
+        return cls(text=list(chunks), stall_after=after, stall_for=seconds, **kw)
 
     @classmethod
     def fails(cls, status: int, body: Any = None, headers: dict[str, str] | None = None, **kw: Any) -> Reply:

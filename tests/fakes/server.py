@@ -9,6 +9,7 @@ echoes the last user message. Every request is recorded, so tests assert what wa
 from __future__ import annotations
 
 import json
+import select
 import socket
 import threading
 import time
@@ -21,6 +22,8 @@ from urllib.parse import urlsplit
 from tests.fakes import strict, wire
 from tests.fakes.script import Reply, echo_reply
 
+CONTROL = "/_fake/"  # the control paths of a fake run as its own process
+
 
 @dataclass
 class RecordedRequest:
@@ -31,9 +34,19 @@ class RecordedRequest:
     body: Any
     streamed: bool
     problems: list[str] = field(default_factory=list)  # what a strict provider would refuse
+    client_port: int = 0  # the same port twice: the client reused its connection
     frames_sent: int = 0
     disconnected: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "protocol": self.protocol,
+            "frames_sent": self.frames_sent,
+            "disconnected": self.disconnected.is_set(),
+            "finished": self.finished.is_set(),
+        }
 
     @property
     def messages(self) -> list[dict]:
@@ -141,6 +154,9 @@ class _ProviderHandler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_raw": raw.decode(errors="replace")}
 
+        if parts.path.startswith(CONTROL):
+            self._control(parts.path.removeprefix(CONTROL), body)
+            return
         if parts.path.endswith("/chat/completions"):
             protocol, streamed = "openai", bool(body.get("stream"))
             model = body.get("model", "fake-model")
@@ -153,7 +169,8 @@ class _ProviderHandler(BaseHTTPRequestHandler):
 
         problems = strict.openai_problems(body, provider) if protocol == "openai" else strict.gemini_problems(body)
         headers = {k.lower(): v for k, v in self.headers.items()}
-        record = RecordedRequest(provider, protocol, self.path, headers, body, streamed, problems)
+        record = RecordedRequest(provider, protocol, self.path, headers, body, streamed, problems,
+                                 client_port=self.client_address[1])  # fmt: skip
         self.providers._record(record)
         if problems:
             self._send_json(400, {"error": {"code": 400, "message": "; ".join(problems), "status": "INVALID_ARGUMENT"}})
@@ -167,9 +184,25 @@ class _ProviderHandler(BaseHTTPRequestHandler):
         finally:
             record.finished.set()
 
+    def _control(self, command: str, body: Any) -> None:
+        """Scripting from another process (`python -m tests.fakes`): `POST /_fake/script` with a
+        JSON script, `/_fake/reset`, `/_fake/requests` (what was received, in order)."""
+        if command == "script":
+            self.providers.load(body)
+            self._send_json(200, {"ok": True})
+        elif command == "reset":
+            self.providers.reset()
+            self._send_json(200, {"ok": True})
+        elif command == "requests":
+            self._send_json(200, [record.summary() for record in self.providers.requests()])
+        else:
+            self._send_json(404, {"error": {"message": f"no control command {command!r}"}})
+
     def _answer(self, record: RecordedRequest, reply: Reply, model: str) -> None:
-        if reply.first_byte_delay:
-            time.sleep(reply.first_byte_delay)
+        if reply.first_byte_delay and not self._silent_for(reply.first_byte_delay):
+            record.disconnected.set()
+            self.close_connection = True
+            return
         if reply.status != 200:
             body = reply.body
             if body is None:
@@ -201,10 +234,35 @@ class _ProviderHandler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True
                 return
+            if frame.control == wire.STALL:
+                if not self._stall(reply):
+                    raise ConnectionResetError("the client went away during the stall")
+                continue
             data = frame.payload if isinstance(frame.payload, str) else "data: " + json.dumps(frame.payload)
             self._chunk((data + "\n\n").encode())
             record.frames_sent += 1
         self._chunk(b"")
+
+    def _silent_for(self, seconds: float) -> bool:
+        """Says nothing for `seconds`; False as soon as the client hangs up (it is watched)."""
+        deadline = time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([self.connection], [], [], min(remaining, 0.05))
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                return False
+        return True
+
+    def _stall(self, reply: Reply) -> bool:
+        """The reply's stall: silence, or only keep-alive comments. False if the client left."""
+        if reply.keepalive_every is None:
+            return self._silent_for(reply.stall_for)
+        deadline = time.monotonic() + reply.stall_for
+        while (remaining := deadline - time.monotonic()) > 0:
+            if not self._silent_for(min(reply.keepalive_every, remaining)):
+                return False
+            if deadline - time.monotonic() > 0:
+                self._chunk(b": keepalive\n\n")
+        return True
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

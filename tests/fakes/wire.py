@@ -14,6 +14,7 @@ from typing import Any
 from tests.fakes.script import Reply
 
 CUT = "cut"
+STALL = "stall"
 GARBAGE = 'data: {"choices": [{"delta": {"content": "unterminated'
 
 
@@ -51,11 +52,11 @@ def openai_stream(reply: Reply, model: str) -> list[Frame]:
         content.append(Frame(chunk({"tool_calls": [tail]}), content=True))
 
     frames = [Frame(chunk({"role": "assistant", "content": ""}))]
-    frames += _with_faults(content, reply, error=lambda: {"error": _openai_error(reply.error_code)})
+    frames += _with_faults(_with_stall(content, reply), reply, error=lambda: {"error": _openai_error(reply.error_code)})
     if reply.fault_after is not None:
         return frames
-    finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
-    frames.append(Frame(chunk({}, finish)))
+    if not reply.unfinished:
+        frames.append(Frame(chunk({}, reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"))))
     if reply.usage:
         prompt, completion = reply.usage
         usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
@@ -122,10 +123,10 @@ def gemini_stream(reply: Reply, model: str) -> list[Frame]:
     if reply.tool_calls:
         content.append(Frame(event([_gemini_call_part(call) for call in reply.tool_calls]), content=True))
 
-    frames = _with_faults(content, reply, error=lambda: gemini_error_body(reply.error_code))
+    frames = _with_faults(_with_stall(content, reply), reply, error=lambda: gemini_error_body(reply.error_code))
     if reply.fault_after is not None:
         return frames
-    final = event([{"text": ""}], reply.finish_reason or "STOP")
+    final = event([{"text": ""}], None if reply.unfinished else reply.finish_reason or "STOP")
     if reply.usage:
         prompt, completion = reply.usage
         final["usageMetadata"] = {
@@ -175,6 +176,16 @@ def _gemini_call_part(call: Any) -> dict:
 
 
 # -- faults shared by both protocols ---------------------------------------------------------------
+
+
+def _with_stall(content: list[Frame], reply: Reply) -> list[Frame]:
+    """The content frames with the reply's stall (silent, or keep-alive comments) after N chunks."""
+    if reply.stall_after is None:
+        return content
+    at = next(
+        (i for i, _ in enumerate(content) if sum(f.content for f in content[:i]) >= reply.stall_after), len(content)
+    )
+    return [*content[:at], Frame(control=STALL), *content[at:]]
 
 
 def _with_faults(content: list[Frame], reply: Reply, *, error: Any) -> list[Frame]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.llm import ChatRequest, Message, StreamInterrupted, TextDelta, ToolSpec
+from app.llm import ChatRequest, Completed, Message, StreamInterrupted, TextDelta, ToolCallReady, ToolSpec, Waiting
 from tests.fakes import FakeCall, Reply
 from tests.llm.shapes import HabitArgs
 
@@ -30,22 +30,41 @@ def test_failure_after_first_token_raises_interruption_with_partial_text(fake, m
     assert fake.requests("glm") == []
 
 
-def test_openai_interruption_after_a_complete_tool_call_carries_it(fake, make_chain):
+@pytest.mark.parametrize("first", KINDS.values(), ids=KINDS.keys())
+def test_a_round_cut_after_a_complete_tool_call_runs_no_call_and_falls_through(fake, make_chain, first):
     calls = (FakeCall("createHabit", {"name": "Read"}), FakeCall("createHabit", {"name": "Run"}))
-    fake.script("mistral", Reply.calls(*calls, cut_after=3))  # call 1 whole, call 2 started
-    chain = make_chain("mistral,glm")
-    with pytest.raises(StreamInterrupted) as interrupted:
-        list(chain.stream(ask()))
-    assert [c.arguments for c in interrupted.value.partial_tool_calls] == [{"name": "Read"}]
-    assert fake.requests("glm") == []
+    fake.script(first, Reply.calls(*calls, cut_after=3 if first == "mistral" else 1))
+    fake.script("glm", Reply.calls(FakeCall("createHabit", {"name": "Walk"})))
+    events = list(make_chain(f"{first},glm").stream(ask()))
+    ready = [e.call.arguments for e in events if isinstance(e, ToolCallReady)]
+    assert ready == [{"name": "Walk"}]  # nothing of the broken round was released to run
+    assert events[-1].link == "glm"
 
 
-def test_gemini_interruption_after_a_tool_call_carries_it(fake, make_chain):
-    fake.script("gemini", Reply.calls(FakeCall("createHabit", {"name": "Read"}), cut_after=1))
-    chain = make_chain("gemini,glm")
+@pytest.mark.parametrize("first", KINDS.values(), ids=KINDS.keys())
+def test_a_stream_without_a_finish_reason_releases_no_tool_call(fake, make_chain, first):
+    fake.script(first, Reply.calls(FakeCall("createHabit", {"name": "Read"}), unfinished=True))
+    fake.script("glm", Reply.says("I could not do that."))
+    events = list(make_chain(f"{first},glm").stream(ask()))
+    assert not [e for e in events if isinstance(e, ToolCallReady)]
+    assert events[-1].link == "glm"
+
+
+@pytest.mark.parametrize("first", KINDS.values(), ids=KINDS.keys())
+def test_tool_calls_come_together_after_the_text_and_just_before_completed(fake, make_chain, first):
+    calls = (FakeCall("createHabit", {"name": "Read"}), FakeCall("createHabit", {"name": "Run"}))
+    fake.script(first, Reply(text=["Adding both."], tool_calls=list(calls)))
+    events = [e for e in make_chain(first).stream(ask()) if not isinstance(e, Waiting)]
+    assert [type(e) for e in events] == [TextDelta, ToolCallReady, ToolCallReady, Completed]
+
+
+@pytest.mark.parametrize("first", KINDS.values(), ids=KINDS.keys())
+def test_a_cut_after_text_and_a_started_tool_call_interrupts_without_the_call(fake, make_chain, first):
+    fake.script(first, Reply(text=["Adding it."], tool_calls=[FakeCall("createHabit", {"name": "Read"})], cut_after=2))
     with pytest.raises(StreamInterrupted) as interrupted:
-        list(chain.stream(ask()))
-    assert [c.name for c in interrupted.value.partial_tool_calls] == ["createHabit"]
+        list(make_chain(f"{first},glm").stream(ask()))
+    assert interrupted.value.partial_text == "Adding it."
+    assert interrupted.value.partial_tool_calls == []
     assert fake.requests("glm") == []
 
 

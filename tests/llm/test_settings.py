@@ -1,8 +1,13 @@
 """Boot rules of the line-up: order, blocklist, keys, production pins."""
 
+import logging
+import os
+import subprocess
+
+import click
 import pytest
 
-from app import create_app
+from app import ROOT, create_app
 from app.llm import ChainConfigError, ChainSettings, LLMNotConfigured, build_chain
 from app.llm.messages import ChatRequest, Message
 
@@ -68,11 +73,11 @@ def test_production_link_without_key_refuses_to_boot():
         ChainSettings.from_env(env)
 
 
-def test_development_skips_a_keyless_link(caplog):
+def test_development_skips_a_keyless_link():
     settings = ChainSettings.from_env({"BEYOU_LLM_GEMINI_API_KEY": "k"})
     assert [link.name for link in settings.links] == ["gemini"]
     assert "mistral" in settings.skipped
-    assert "mistral" in caplog.text
+    assert "mistral skipped" in settings.describe()[1]
 
 
 def test_conventional_key_names_are_accepted():
@@ -128,5 +133,34 @@ def test_the_app_stores_the_chain_built_from_config_overrides():
 
 def test_timeouts_are_configurable():
     env = {"BEYOU_LLM_CONNECT_TIMEOUT": "2", "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "5", "BEYOU_LLM_TOTAL_TIMEOUT": "9"}
-    timeouts = ChainSettings.from_env(env).timeouts
-    assert (timeouts.connect, timeouts.first_event, timeouts.total) == (2, 5, 9)
+    timeouts = ChainSettings.from_env({**env, "BEYOU_LLM_IDLE_TIMEOUT": "4"}).timeouts
+    assert (timeouts.connect, timeouts.first_event, timeouts.idle, timeouts.total) == (2, 5, 4, 9)
+
+
+def test_an_empty_order_says_it_names_no_link():
+    with pytest.raises(ChainConfigError) as refusal:
+        ChainSettings.from_env({**KEYS, "BEYOU_LLM_ORDER": " , "})
+    message = str(refusal.value)
+    assert "BEYOU_LLM_ORDER names no link" in message
+    assert "(empty)" not in message and "BEYOU_LLM_BLOCKED" not in message
+
+
+def test_a_maintenance_command_keeps_the_line_up_to_itself():
+    """`make run` runs `flask db upgrade` and `flask seed-demo` before serving: only serving says it."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("BEYOU_") and not k.endswith("_API_KEY")}
+    command = [str(ROOT / ".venv" / "bin" / "flask"), "--app", "wsgi", "routes"]
+    finished = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60)
+    assert finished.returncode == 0, finished.stderr
+    assert "LLM" not in finished.stderr + finished.stdout
+
+
+def test_serving_says_the_line_up_once_in_one_paragraph(caplog):
+    caplog.set_level(logging.INFO, logger="app.llm")
+    with click.Context(click.Command("run"), info_name="run"):
+        create_app("test", LLM_ENV={"BEYOU_LLM_ORDER": "mistral,gemini", "BEYOU_LLM_GEMINI_API_KEY": "k"})
+    (record,) = [r for r in caplog.records if "LLM" in r.getMessage()]
+    assert record.levelno == logging.WARNING  # a link is missing: whoever starts the server should see it
+    assert record.getMessage().splitlines() == [
+        "LLM link mistral skipped: no API key (BEYOU_LLM_MISTRAL_API_KEY)",
+        "LLM chain: gemini(gemini-2.5-flash)",
+    ]

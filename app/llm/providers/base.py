@@ -8,12 +8,14 @@ import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from pydantic import BaseModel
 
 from app.llm.errors import FailureKind, LLMError
-from app.llm.messages import ChatRequest, StreamEvent
+from app.llm.http import Cut, LinkTransport
+from app.llm.messages import AdapterEvent, ChatRequest
 from app.llm.settings import LinkSettings, Timeouts
 
 JSON_ONLY_INSTRUCTION = (
@@ -25,10 +27,15 @@ JSON_ONLY_INSTRUCTION = (
 class ProviderAdapter(ABC):
     """Speaks one provider's protocol for one link.
 
-    `stream` yields `TextDelta` / `ToolCallReady` events and ends with `Completed`; `complete_json`
-    returns the raw text of a non-streamed JSON answer. Both raise `LLMError` and nothing else, and
-    closing the `stream` generator closes the HTTP response.
+    `stream` yields `TextDelta`, `Generating` (the model is producing something else: reasoning,
+    a piece of a tool call) and, only once the stream ended with a finish reason, the round's
+    `ToolCallReady` events followed by `Completed`. `complete_json` returns the raw text of a
+    non-streamed JSON answer. Both raise `LLMError` and nothing else; closing the `stream`
+    generator closes the HTTP response, and a `Cut` entered with `cuttable` cuts it from another
+    thread while the SDK is blocked reading.
     """
+
+    transport: LinkTransport | None = None  # the adapters whose SDK reads through our HTTP client
 
     def __init__(self, link: LinkSettings, timeouts: Timeouts):
         self.link = link
@@ -43,13 +50,17 @@ class ProviderAdapter(ABC):
         return self.link.model
 
     @abstractmethod
-    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]: ...
+    def stream(self, request: ChatRequest) -> Iterator[AdapterEvent]: ...
 
     @abstractmethod
     def complete_json(self, request: ChatRequest, schema: type[BaseModel]) -> str: ...
 
     def close(self) -> None:  # noqa: B027 (optional hook)
         """Release pooled connections."""
+
+    def cuttable(self, cut: Cut) -> AbstractContextManager[None]:
+        """While inside, `cut()` from another thread cuts the connections this thread reads."""
+        return self.transport.cutting(cut) if self.transport is not None else nullcontext()
 
     def failure(self, kind: FailureKind, status: int | None = None, message: str = "", **kw: Any) -> LLMError:
         return LLMError(kind, self.name, status, message[:500], **kw)

@@ -24,10 +24,11 @@ from pydantic import BaseModel
 from app.llm.errors import FailureKind, LLMError
 from app.llm.http import link_http_client
 from app.llm.messages import (
+    AdapterEvent,
     ChatRequest,
     Completed,
+    Generating,
     Message,
-    StreamEvent,
     TextDelta,
     ToolCall,
     ToolCallReady,
@@ -60,7 +61,7 @@ _FINISH = {
 class GeminiAdapter(ProviderAdapter):
     def __init__(self, link: LinkSettings, timeouts: Timeouts):
         super().__init__(link, timeouts)
-        self._http, self._transport = link_http_client(timeouts)
+        self._http, self.transport = link_http_client(timeouts, drop_sse_comments=True)
         self._client = genai.Client(
             api_key=link.api_key,
             http_options=types.HttpOptions(
@@ -71,7 +72,7 @@ class GeminiAdapter(ProviderAdapter):
         )
         self._placeholder_signatures = link.model.startswith("gemini-3")
 
-    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> Iterator[AdapterEvent]:
         contents, config = self._request(request)
         opened: list[httpx2.Response] = []
         chunks = self._client.models.generate_content_stream(model=self.model, contents=contents, config=config)
@@ -91,8 +92,7 @@ class GeminiAdapter(ProviderAdapter):
         config.response_mime_type = "application/json"
         config.response_schema = gemini_schema(schema)
         try:
-            with self._transport.watching(read_timeout=self.timeouts.total, opened=[]):
-                response = self._client.models.generate_content(model=self.model, contents=contents, config=config)
+            response = self._client.models.generate_content(model=self.model, contents=contents, config=config)
         except Exception as exc:
             raise self._translate(exc) from exc
         candidate = (response.candidates or [None])[0]
@@ -104,9 +104,9 @@ class GeminiAdapter(ProviderAdapter):
         self._http.close()
 
     def _pulled(self, chunks: Iterator[Any], opened: list[httpx2.Response]) -> Iterator[Any]:
-        """Pulls each chunk with this link's read timeout, remembering the response to close."""
+        """Pulls each chunk, remembering the response to close."""
         while True:
-            with self._transport.watching(read_timeout=self.timeouts.first_event, opened=opened):
+            with self.transport.watching(opened=opened):
                 chunk = next(chunks, None)
             if chunk is None:
                 return
@@ -193,11 +193,13 @@ class GeminiAdapter(ProviderAdapter):
 
     # -- response --------------------------------------------------------------------------------
 
-    def _events(self, chunks: Iterator[types.GenerateContentResponse]) -> Iterator[StreamEvent]:
+    def _events(self, chunks: Iterator[types.GenerateContentResponse]) -> Iterator[AdapterEvent]:
+        """Text as it comes; the function calls only once the stream has ended with a finish
+        reason (a round that breaks off must run no tool)."""
         finish: str | None = None
         usage: Usage | None = None
         text_signature: str | None = None
-        called = False
+        calls: list[ToolCall] = []
         for chunk in chunks:
             if chunk.usage_metadata:
                 meta = chunk.usage_metadata
@@ -209,21 +211,26 @@ class GeminiAdapter(ProviderAdapter):
             candidate = chunk.candidates[0]
             for part in (candidate.content.parts if candidate.content else None) or []:
                 if part.function_call is not None:
-                    called = True
-                    yield ToolCallReady(self._tool_call(part))
+                    calls.append(self._tool_call(part))
+                    yield Generating()
                 elif part.text and not part.thought:
                     if part.thought_signature and text_signature is None:
                         text_signature = _encode(part.thought_signature)
                     yield TextDelta(part.text)
+                elif part.thought:
+                    yield Generating()
             if candidate.finish_reason:
                 reason = str(getattr(candidate.finish_reason, "value", candidate.finish_reason))
                 if reason in ("MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"):
                     raise self.failure(FailureKind.MALFORMED, 200, f"finish reason {reason}")
                 finish = _FINISH.get(reason, reason.lower())
+                yield Generating()
         if finish is None:
             raise self.failure(FailureKind.MALFORMED, 200, "stream ended without a finish reason")
-        if called and finish == "stop":
+        if calls and finish == "stop":
             finish = "tool_calls"
+        for call in calls:
+            yield ToolCallReady(call)
         extras = {self.name: {SIGNATURE: text_signature}} if text_signature else {}
         yield Completed(self.name, self.model, finish, usage, extras)
 

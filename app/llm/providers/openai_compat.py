@@ -21,10 +21,11 @@ from pydantic import BaseModel
 from app.llm.errors import FailureKind, LLMError
 from app.llm.http import link_http_client
 from app.llm.messages import (
+    AdapterEvent,
     ChatRequest,
     Completed,
+    Generating,
     Message,
-    StreamEvent,
     TextDelta,
     ToolCall,
     ToolCallReady,
@@ -65,7 +66,7 @@ class OpenAICompatAdapter(ProviderAdapter):
     def __init__(self, link: LinkSettings, timeouts: Timeouts):
         super().__init__(link, timeouts)
         self.dialect = DIALECTS.get(link.name, Dialect())
-        self._http, self._transport = link_http_client(timeouts)
+        self._http, self.transport = link_http_client(timeouts)
         self._client = openai.OpenAI(
             api_key=link.api_key or "no-key",
             base_url=link.base_url,
@@ -74,14 +75,13 @@ class OpenAICompatAdapter(ProviderAdapter):
             http_client=self._http,
         )
 
-    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> Iterator[AdapterEvent]:
         params = self._params(request)
         if self.dialect.stream_usage_option:
             params["stream_options"] = {"include_usage": True}
         sdk_stream = None
         try:
-            with self._transport.watching(read_timeout=self.timeouts.first_event, opened=[]):
-                sdk_stream = self._client.chat.completions.create(stream=True, **params)
+            sdk_stream = self._client.chat.completions.create(stream=True, **params)
             yield from self._events(sdk_stream)
         except LLMError:
             raise
@@ -96,8 +96,7 @@ class OpenAICompatAdapter(ProviderAdapter):
         if self.dialect.json_mode:
             params["response_format"] = {"type": "json_object"}
         try:
-            with self._transport.watching(read_timeout=self.timeouts.total, opened=[]):
-                completion = self._client.chat.completions.create(**params)
+            completion = self._client.chat.completions.create(**params)
         except Exception as exc:
             raise self._translate(exc) from exc
         if not completion.choices:
@@ -167,8 +166,10 @@ class OpenAICompatAdapter(ProviderAdapter):
 
     # -- response --------------------------------------------------------------------------------
 
-    def _events(self, sdk_stream: Any) -> Iterator[StreamEvent]:
-        pending: dict[int, dict[str, str]] = {}
+    def _events(self, sdk_stream: Any) -> Iterator[AdapterEvent]:
+        """Text as it comes; the tool calls only once the stream has ended with a finish reason,
+        each checked before any is released (a round that breaks off must run no tool)."""
+        slots: dict[int, dict[str, str]] = {}
         finish_reason: str | None = None
         usage: Usage | None = None
         reasoning: list[str] = []
@@ -180,25 +181,27 @@ class OpenAICompatAdapter(ProviderAdapter):
                 if delta is not None:
                     if thought := getattr(delta, REASONING_FIELD, None):
                         reasoning.append(thought)
+                        yield Generating()
                     if delta.content:
                         yield TextDelta(delta.content)
                     for part in delta.tool_calls or []:
-                        index = part.index if part.index is not None else len(pending)
-                        for done in [i for i in pending if i < index]:
-                            yield ToolCallReady(self._tool_call(pending.pop(done)))
-                        slot = pending.setdefault(index, {"id": "", "name": "", "arguments": ""})
+                        index = part.index if part.index is not None else len(slots)
+                        slot = slots.setdefault(index, {"id": "", "name": "", "arguments": ""})
                         if part.id:
                             slot["id"] = slot["id"] or part.id
                         if part.function is not None:
                             if part.function.name:
                                 slot["name"] = part.function.name
                             slot["arguments"] += part.function.arguments or ""
+                        yield Generating()
                 if choice.finish_reason:
                     finish_reason = str(choice.finish_reason)
-        for index in sorted(pending):
-            yield ToolCallReady(self._tool_call(pending.pop(index)))
+                    yield Generating()
         if finish_reason is None:
             raise self.failure(FailureKind.MALFORMED, 200, "stream ended without a finish reason")
+        calls = [self._tool_call(slots[index]) for index in sorted(slots)]
+        for call in calls:
+            yield ToolCallReady(call)
         extras = {self.name: {REASONING_FIELD: "".join(reasoning)}} if reasoning else {}
         yield Completed(self.name, self.model, finish_reason, usage, extras)
 

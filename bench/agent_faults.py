@@ -1,0 +1,447 @@
+"""The fault table of issue 8: every way a provider, a worker or the database can fail a turn,
+tried from outside against the server the Procfile runs, with what the user ends up with.
+
+    .venv/bin/python -m bench.agent_faults [--only keepalive-only] [--skip-special]
+
+The app runs as the Procfile's `web:` line (gunicorn, one gevent worker) on a SQLite file in a
+temporary folder; the fake providers run as their own process (`python -m tests.fakes`),
+scripted over HTTP for each row. Every row is a fresh chat: "please make a task PD-<row>" is
+sent, the turn's SSE stream is read like a browser would (bounded in time), then the chat is
+reloaded and the database looked at. Faults × phases × chains:
+
+- faults: 429, 500, hang (open, not a byte), reset, an error inside a 200, garbage, keep-alive
+  comments only, silent before the first byte;
+- phases: before the first token, mid-text (after two text chunks), after a tool ran (the first
+  round creates the task, the next round fails before its first token);
+- chains: one link (mistral), two links (mistral, then gemini).
+
+(A status code cannot come mid-text: there 429 and 500 are error events with that code inside the
+200. Silence before the first byte has no mid-text row: after text, silence is "hang".)
+
+Then: the worker killed mid-turn (SIGTERM, SIGKILL), the server restarted and the turn watched
+again with `Last-Event-ID: 5`; and the database locked (`BEGIN IMMEDIATE` from another
+connection) while the turn ends. A row is LOST when the user's text is neither in the chat nor
+handed back to the composer, HIDDEN when the task exists and the chat does not show the tool that
+made it, HANGING when the turn has no ending within the row's bound. The last lines count them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+from app import create_app
+from app.extensions import db
+from app.models import Task
+from app.models.agent import Turn
+from app.services import accounts
+from bench.agent_ttft import signed_in_client
+from bench.serving import ROOT, free_port, web_command
+
+ROW_SECONDS = 20  # a turn with no ending by then is hanging
+BUDGETS = {
+    "BEYOU_LLM_CONNECT_TIMEOUT": "2",
+    "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "2",
+    "BEYOU_LLM_IDLE_TIMEOUT": "2",
+    "BEYOU_LLM_TOTAL_TIMEOUT": "10",
+    "BEYOU_LLM_COOLDOWN_RATE_LIMIT": "0.001",  # every row starts with rested links
+    "BEYOU_LLM_COOLDOWN_ERROR": "0.001",
+    "BEYOU_AGENT_TURN_SECONDS": "15",
+    "BEYOU_AGENT_HEARTBEAT_SECONDS": "1",
+}
+TEXT = ["Here is ", "the start", " and the rest."]
+LONG = 60  # a stall the chain must cut: far past every budget and the row's bound
+
+CREATES_TASK = {"tool_calls": [{"name": "createUserTask", "arguments": {"name": "PD-row", "importance": 2,
+                                                                     "difficulty": 1}}]}  # fmt: skip
+
+FAULTS = ("429", "500", "hang", "reset", "error-in-200", "garbage", "keepalive-only", "silent-before-first-byte")
+PHASES = ("before first token", "mid-text", "after a tool ran")
+CHAINS = {"one link": "mistral", "two links": "mistral,gemini"}
+
+
+def faulty_reply(fault, after):
+    """The reply that breaks after `after` text chunks (0: before the first token)."""
+    never = {"text": TEXT if after else ["never"]}
+    if fault in ("429", "500"):
+        if not after:
+            return {"status": int(fault)}
+        return {**never, "error_after": after, "error_code": int(fault)}  # a status cannot come mid-text
+    return {
+        "hang": {**never, "stall_after": after, "stall_for": LONG},
+        "reset": {**never, "cut_after": after},
+        "error-in-200": {**never, "error_after": after},
+        "garbage": {**never, "garbage_after": after},
+        "keepalive-only": {**never, "stall_after": after, "stall_for": LONG, "keepalive_every": 0.5},
+        "silent-before-first-byte": {**never, "first_byte_delay": LONG},
+    }[fault]
+
+
+def script_for(fault, phase, order):
+    """The fake's replies for a row; `PD-row` becomes the row's task name."""
+    if phase == "before first token":
+        mistral = [faulty_reply(fault, 0)]
+    elif phase == "mid-text":
+        mistral = [faulty_reply(fault, 2)]
+    else:
+        mistral = [CREATES_TASK, faulty_reply(fault, 0)]
+    script = {"mistral": mistral}
+    if "," in order:
+        script["gemini"] = [{"text": ["Done", ", as you asked."]}]
+    return script
+
+
+@dataclass
+class Row:
+    fault: str
+    phase: str
+    chain: str
+    ended: str = "-"
+    shows: str = "-"
+    effect: str = "-"
+    calls: str = "-"
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self):
+        return " ".join(self.problems) or "ok"
+
+
+class FakeProcess:
+    """`python -m tests.fakes` on a free port, scripted over HTTP."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.fakes", "--port", str(self.port)], cwd=ROOT,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 15
+        while True:
+            with contextlib.suppress(requests.RequestException):
+                requests.post(self.url + "/_fake/reset", timeout=1)
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("the fake providers did not start")
+            time.sleep(0.1)
+
+    def script(self, script):
+        requests.post(self.url + "/_fake/reset", timeout=5)
+        requests.post(self.url + "/_fake/script", json=script, timeout=5)
+
+    def requests(self):
+        return requests.post(self.url + "/_fake/requests", timeout=5).json()
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+class WebServer:
+    """The Procfile's web process, which a row may kill and start again on the same port."""
+
+    def __init__(self, env):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = env
+        self.process = None
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (the server writes to it for its whole life)
+
+    def start(self):
+        command = web_command().replace("0.0.0.0", "127.0.0.1")
+        environment = {**os.environ, **self.env, "PORT": str(self.port), "WEB_CONCURRENCY": "1",
+                       "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}  # fmt: skip
+        self.process = subprocess.Popen(["sh", "-c", f"exec {command}"], cwd=ROOT, env=environment,
+                                        start_new_session=True, stdout=subprocess.DEVNULL, stderr=self.log)  # fmt: skip
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(requests.RequestException):
+                if requests.get(self.url + "/healthz", timeout=2).ok:
+                    return
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.log.seek(0)
+                raise RuntimeError("the web process did not start:\n" + self.log.read().decode()[-3000:])
+            time.sleep(0.2)
+
+    def signal(self, signum, seconds):
+        """Sends `signum` to the master; kills the whole group if it is not gone within `seconds`."""
+        os.kill(self.process.pid, signum)
+        try:
+            self.process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+            return False
+        with contextlib.suppress(ProcessLookupError):  # workers a killed master left behind
+            os.killpg(self.process.pid, signal.SIGKILL)
+        return True
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.signal(signal.SIGTERM, 30)
+
+
+class Stream:
+    """A turn's SSE stream read like a browser: events as dicts, comments skipped, bounded."""
+
+    def __init__(self, client, turn_id, last_event_id=None):
+        headers = {"Last-Event-ID": str(last_event_id)} if last_event_id is not None else {}
+        self.response = client.get(f"/ai/agent/turns/{turn_id}/stream", headers=headers, stream=True,
+                                   timeout=(5, ROW_SECONDS))  # fmt: skip
+        self.lines = self.response.iter_lines(decode_unicode=True)
+        self.events = []
+        self.broken = False
+
+    def read(self, until=None, seconds=ROW_SECONDS):
+        """Reads until a terminal event, `until` events, or `seconds`; returns the terminal event."""
+        deadline = time.monotonic() + seconds
+        event = {}
+        try:
+            for line in self.lines:
+                if line.startswith("event: "):
+                    event["name"] = line.removeprefix("event: ")
+                elif line.startswith("data: "):
+                    event["data"] = event.get("data", "") + line.removeprefix("data: ") + "\n"
+                elif line.startswith("id: "):
+                    event["id"] = int(line.removeprefix("id: "))
+                elif not line and event:
+                    self.events.append(event)
+                    if event["name"] in ("done", "error"):
+                        return event
+                    event = {}
+                    if until is not None and len(self.events) >= until:
+                        return None
+                if time.monotonic() > deadline:
+                    return None
+        except requests.RequestException:
+            self.broken = True
+        return None
+
+    def close(self):
+        self.response.close()
+
+
+class Bench:
+    def __init__(self, folder):
+        self.database = Path(folder) / "faults.sqlite3"
+        self.fake = FakeProcess()
+        self.env = {
+            "BEYOU_ENV": "development",
+            "BEYOU_DATABASE_URL": f"sqlite:///{self.database}",
+            "BEYOU_AGENT_RATE_LIMIT": "100000 per hour",
+            "BEYOU_AUTH_IP_LIMIT": "1000 per minute",
+            **BUDGETS,
+        }
+        for name, protocol_path in (("mistral", "/mistral/v1"), ("gemini", "/gemini")):
+            self.env[f"BEYOU_LLM_{name.upper()}_API_KEY"] = "bench"
+            self.env[f"BEYOU_LLM_{name.upper()}_BASE_URL"] = self.fake.url + protocol_path
+        self.app = create_app("development", SQLALCHEMY_DATABASE_URI=self.env["BEYOU_DATABASE_URL"],
+                              LLM_ENV={**self.env, "BEYOU_LLM_ORDER": "mistral"})  # fmt: skip
+        with self.app.app_context():
+            db.create_all()
+            accounts.register(name="Bench", email="bench@example.com", password="bench password 1")
+        self.servers = {}
+        self.numbers = itertools.count(1)
+
+    def server(self, order):
+        if order not in self.servers:
+            self.servers[order] = WebServer({**self.env, "BEYOU_LLM_ORDER": order})
+            self.servers[order].start()
+        return self.servers[order]
+
+    def close(self):
+        for server in self.servers.values():
+            server.stop()
+        self.fake.stop()
+
+    # -- one turn ----------------------------------------------------------------------------
+
+    def begin(self, server, script):
+        number = next(self.numbers)
+        task_name = f"PD-{number}"
+        client = signed_in_client(server.url)
+        chat_id = re.search(r'data-chat-id="([^"]+)"', client.post("/ai/agent/chats").text).group(1)
+        self.fake.script(json.loads(json.dumps(script).replace("PD-row", task_name)))
+        text = f"please make a task {task_name}"
+        posted = client.post(f"/ai/agent/chats/{chat_id}/messages", data={"message": text, "page": "/tasks"})
+        turn_id = re.search(r'id="turn-([0-9a-f-]{36})"', posted.text).group(1)
+        return client, chat_id, turn_id, text, task_name
+
+    def judge(self, row, client, chat_id, turn_id, text, task_name, ending, stream):
+        """What the user ends up with: how the turn ended, what the chat shows, the task."""
+        calls = [r["provider"] for r in self.fake.requests()]
+        row.calls = ", ".join(f"{name}×{calls.count(name)}" for name in dict.fromkeys(calls)) or "none"
+        if ending is None:
+            row.ended = "stream broke, no ending" if stream.broken else "no ending"
+            row.problems.append("HANGING")
+        else:
+            key = re.search(r'data-error="([A-Z_]+)"', ending.get("data", ""))
+            row.ended = f"error {key.group(1)}" if ending["name"] == "error" and key else ending["name"]
+        try:
+            chat = client.get(f"/ai/agent/chats/{chat_id}", timeout=15).text
+        except requests.RequestException:
+            chat = ""
+        said = text in chat
+        handed_back = ending is not None and f">{text}</textarea>" in ending.get("data", "")
+        tool_shown = "Created a task" in chat
+        answered = "bubble-text" in chat.split(text, 1)[-1] if said else False
+        row.shows = ("message" if said else "handed back" if handed_back else "nothing") + (
+            " + answer" if answered else ""
+        ) + (" + tool card" if tool_shown else "")  # fmt: skip
+        task_made = self.task_exists(task_name)
+        row.effect = "none" if not task_made else "task, shown" if tool_shown else "task, NOT shown"
+        if not said and not handed_back:
+            row.problems.append("LOST")
+        if task_made and not tool_shown:
+            row.problems.append("HIDDEN")
+        if self.turn_running(turn_id) and "HANGING" not in row.problems:
+            row.problems.append("HANGING")
+
+    def task_exists(self, name):
+        with self.app.app_context():
+            found = db.session.scalar(db.select(Task.id).where(Task.name == name))
+            db.session.remove()
+            return found is not None
+
+    def turn_running(self, turn_id):
+        with self.app.app_context():
+            status = db.session.scalar(db.select(Turn.status).where(Turn.id == uuid.UUID(turn_id)))
+            db.session.remove()
+            return status is not None and status.value in ("PENDING", "RUNNING")
+
+    # -- the rows ----------------------------------------------------------------------------
+
+    def provider_row(self, fault, phase, chain):
+        row = Row(fault, phase, chain)
+        started = time.monotonic()
+        server = self.server(CHAINS[chain])
+        client, chat_id, turn_id, text, task_name = self.begin(server, script_for(fault, phase, CHAINS[chain]))
+        stream = Stream(client, turn_id)
+        ending = stream.read()
+        stream.close()
+        self.judge(row, client, chat_id, turn_id, text, task_name, ending, stream)
+        row.seconds = time.monotonic() - started
+        return row
+
+    def worker_kill_row(self, signum):
+        """A slow answer after a tool ran; the signal after 5 events; restart; watch from id 5."""
+        name = signal.Signals(signum).name
+        row = Row(f"worker {name}", "mid-text, after a tool ran", "one link")
+        started = time.monotonic()
+        server = WebServer({**self.env, "BEYOU_LLM_ORDER": "mistral", "BEYOU_LLM_TOTAL_TIMEOUT": "60",
+                            "BEYOU_AGENT_TURN_SECONDS": "60"})  # fmt: skip
+        server.start()
+        slow = {"text": ["word "] * 40, "pace": 0.4}
+        client, chat_id, turn_id, text, task_name = self.begin(server, {"mistral": [CREATES_TASK, slow]})
+        stream = Stream(client, turn_id)
+        stream.read(until=5)
+        with contextlib.suppress(Exception):
+            stream.close()
+        graceful = server.signal(signum, 25)
+        server.start()
+        again = Stream(client, turn_id, last_event_id=5)
+        ending = again.read(seconds=ROW_SECONDS)
+        again.close()
+        self.judge(row, client, chat_id, turn_id, text, task_name, ending, again)
+        if signum == signal.SIGTERM and not graceful:
+            row.ended += " (graceful stop overran)"
+        server.stop()
+        row.seconds = time.monotonic() - started
+        return row
+
+    def database_lock_row(self):
+        """The answer ends while another connection holds `BEGIN IMMEDIATE` for 10 s; meanwhile
+        `/healthz` is asked every half second (a blocked worker freezes every stream it holds)."""
+        row = Row("database locked", "at the end of the turn", "one link")
+        started = time.monotonic()
+        server = self.server("mistral")
+        script = {"mistral": [{"text": ["Locked ", "out ", "for ", "a ", "while."], "pace": 0.3}]}
+        client, chat_id, turn_id, text, task_name = self.begin(server, script)
+        stream = Stream(client, turn_id)
+        stream.read(until=1)
+        locker = sqlite3.connect(self.database, timeout=1, check_same_thread=False)
+        locker.execute("BEGIN IMMEDIATE")
+        slowest = []
+        lock_over = threading.Event()
+
+        def probe():
+            while not lock_over.is_set():
+                asked = time.monotonic()
+                with contextlib.suppress(requests.RequestException):
+                    requests.get(server.url + "/healthz", timeout=15)
+                slowest.append(time.monotonic() - asked)
+                lock_over.wait(0.5)
+
+        prober = threading.Thread(target=probe)
+        prober.start()
+        ending = stream.read(seconds=10)
+        lock_left = 10 - (time.monotonic() - started)
+        if lock_left > 0:
+            time.sleep(lock_left)
+        locker.rollback()
+        locker.close()
+        lock_over.set()
+        prober.join()
+        if ending is None and not stream.broken:
+            ending = stream.read(seconds=ROW_SECONDS - 10)
+        stream.close()
+        self.judge(row, client, chat_id, turn_id, text, task_name, ending, stream)
+        row.ended += f" (/healthz up to {max(slowest, default=0):.1f}s)"
+        row.seconds = time.monotonic() - started
+        return row
+
+
+def print_row(row):
+    print(f"{row.fault:<26}{row.phase:<28}{row.chain:<10}{row.ended:<54}{row.shows:<30}{row.effect:<16}"
+          f"{row.calls:<22}{row.seconds:>6.1f}s  {row.verdict}", flush=True)  # fmt: skip
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=FAULTS, help="one fault only")
+    parser.add_argument("--skip-special", action="store_true", help="no worker kill or database lock rows")
+    options = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        bench = Bench(folder)
+        try:
+            print(f"{'fault':<26}{'phase':<28}{'chain':<10}{'ended':<54}{'the chat shows':<30}{'tool effect':<16}"
+                  f"{'model calls':<22}{'time':>7}  verdict")  # fmt: skip
+            for fault, phase, chain in itertools.product(FAULTS, PHASES, CHAINS):
+                if options.only and fault != options.only:
+                    continue
+                if fault == "silent-before-first-byte" and phase == "mid-text":
+                    continue  # a first byte was sent with the text: this is "hang" mid-text
+                rows.append(bench.provider_row(fault, phase, chain))
+                print_row(rows[-1])
+            if not options.skip_special:
+                for special in (lambda: bench.worker_kill_row(signal.SIGTERM),
+                                lambda: bench.worker_kill_row(signal.SIGKILL), bench.database_lock_row):  # fmt: skip
+                    rows.append(special())
+                    print_row(rows[-1])
+        finally:
+            bench.close()
+    counts = {problem: sum(problem in row.problems for row in rows) for problem in ("LOST", "HIDDEN", "HANGING")}
+    print(f"\n{len(rows)} rows: {counts['LOST']} lost, {counts['HIDDEN']} hidden, {counts['HANGING']} hanging")
+
+
+if __name__ == "__main__":
+    main()
