@@ -62,7 +62,7 @@ def through_the_app(client, chat_id):
         for line in response.iter_lines(decode_unicode=True):
             if first is None and line == "event: token":
                 first = time.perf_counter() - started
-            if line in ("event: done", "event: error"):
+            if line in ("event: done", "event: failed"):
                 break
     return first, posted
 

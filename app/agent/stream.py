@@ -1,20 +1,31 @@
 """Watching a turn over Server-Sent Events.
 
-The first watcher claims a pending turn and starts it; every watcher then replays the turn's
-log from `Last-Event-ID` and follows it, with a comment every 15 s in silent stretches. That
-heartbeat is also how a dead client is noticed: the write fails, the generator is closed and the
-user's stream slot is freed — while the turn itself goes on and is saved.
+The first watcher claims a pending turn, spends one message of the user's hourly budget and
+starts it; every watcher then replays the turn's log from `Last-Event-ID` and follows it, with a
+comment every 15 s in silent stretches. That heartbeat is also how a dead client is noticed: the
+connection is found closed, the generator ends and the turn's stream slot is freed — while the
+turn itself goes on and is saved.
 """
 
-from flask import current_app, render_template
+import select
+import socket
 
-from app.agent import markdown, runner
+from flask import current_app, render_template, request
+
+from app.agent import markdown, runner, turn_budget
 from app.extensions import db
+from app.llm import current_chain
 from app.models.agent import ChatMessage, Turn, TurnStatus
 from app.services import assistant
 
+# EventSource reserves the event name `error` for its own connection failures (the htmx SSE
+# extension logs such an event and treats it as a broken connection), so a turn that ends
+# without a clean answer travels as `failed`. The turn log keeps the runner's names.
+WIRE_NAMES = {"error": "failed"}
+
 
 def sse(event_id, name, data):
+    name = WIRE_NAMES.get(name, name)
     lines = [f"id: {event_id}", f"event: {name}"] if event_id else [f"event: {name}"]
     lines += [f"data: {line}" for line in (data.splitlines() or [""])]
     return "\n".join(lines) + "\n\n"
@@ -23,23 +34,35 @@ def sse(event_id, name, data):
 def watch(user, turn, last_event_id=0):
     """The SSE body for one watcher of `turn` (a generator of text frames)."""
     slots = current_app.extensions["stream_slots"]
-    slot = slots.acquire(user.id)
+    slot = slots.acquire(user.id, turn.id)
     if slot is None:
-        return _refused(turn)
+        return _refused(turn, "TOO_MANY_STREAMS")
     if turn.status == TurnStatus.PENDING and assistant.claim(turn):
+        if not _spend_budget(user):
+            slots.release(user.id, slot)
+            assistant.end_turn(turn, TurnStatus.ENDED, "AGENT_BUDGET_SPENT")
+            return _refused(turn, "AGENT_BUDGET_SPENT")
         runner.start_in_background(turn.id)
-    return _follow(current_app._get_current_object(), user.id, turn.id, last_event_id, slot)
+    client = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
+    return _follow(current_app._get_current_object(), user.id, turn.id, last_event_id, slot, client)
 
 
-def _refused(turn):
-    """A third simultaneous stream: one error event, and no model call."""
+def _spend_budget(user):
+    """A claimed turn is about to reach a model: it spends one message of the hour (a chain with
+    no link reaches none, and says so instead)."""
+    return not current_chain().configured or turn_budget.spend(user)
+
+
+def _refused(turn, key):
+    """A turn that may not stream now (a third simultaneous stream, or the hour's budget spent by
+    other turns since it was posted): one error event, no model call, the text back in the box."""
     if turn.status == TurnStatus.PENDING:
-        assistant.end_turn(turn, TurnStatus.ENDED, "TOO_MANY_STREAMS")
-    html = runner.render_error(turn.id, turn.text, "TOO_MANY_STREAMS", [], None, keep_bubble=False)
+        assistant.end_turn(turn, TurnStatus.ENDED, key)
+    html = runner.render_error(turn.id, turn.text, key, [], None, keep_bubble=False)
     return [sse(None, "error", html)]
 
 
-def _follow(app, user_id, turn_id, after, slot):
+def _follow(app, user_id, turn_id, after, slot, client):
     """Runs while the response streams, after the request has ended: it holds only ids."""
     log = app.extensions["turn_log"]
     slots = app.extensions["stream_slots"]
@@ -54,6 +77,8 @@ def _follow(app, user_id, turn_id, after, slot):
                 if replay:
                     yield replay
                     return
+                if _client_gone(client):
+                    return
                 yield ": ping\n\n"
                 slots.renew(user_id, slot)
                 continue
@@ -64,6 +89,27 @@ def _follow(app, user_id, turn_id, after, slot):
                     return
     finally:
         slots.release(user_id, slot)
+
+
+def _client_gone(client):
+    """Whether the client closed its end of the connection (False when the server gives no socket).
+
+    A write into a connection the client has closed still succeeds once: the bytes sit in the
+    kernel's buffer until the peer answers them with a reset, so a heartbeat alone would notice a
+    dead client only at its second beat (~30 s). A closed connection reads as end-of-file at once:
+    peeking for it lets the first heartbeat free the slot.
+    """
+    if client is None:
+        return False
+    try:
+        if client.fileno() < 0:
+            return True
+        readable, _writable, _failed = select.select([client], [], [], 0)
+        return bool(readable) and client.recv(1, socket.MSG_PEEK) == b""
+    except ValueError:  # a TLS socket refuses to peek: leave it to the write to fail
+        return False
+    except OSError:  # reset by the peer
+        return True
 
 
 def _replay_if_finished(turn_id):

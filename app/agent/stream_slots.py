@@ -1,7 +1,9 @@
-"""At most two live event streams per user, across every worker process.
+"""At most two answers streamed live per user, across every worker process.
 
-A slot is a lease that the stream renews at every heartbeat; a process that dies without
-releasing its slots frees them when the lease runs out, so the cap cannot drift.
+The cap counts distinct turns, not connections: a second tab (or a reconnect that lands before
+the old connection is noticed gone) watching a turn already streamed shares that turn's slot.
+Each watcher holds its own lease, renewed at every heartbeat; a process that dies without
+releasing its leases frees them when they run out, so the cap cannot drift.
 """
 
 import threading
@@ -14,48 +16,63 @@ LEASE_SECONDS = 45
 class MemoryStreamSlots:
     def __init__(self, cap):
         self.cap = cap
-        self._leases = {}  # user id -> {slot id: expiry}
+        self._leases = {}  # user id -> {lease id: (turn id, expiry)}
         self._lock = threading.Lock()
 
-    def acquire(self, user_id):
-        """A slot id, or None when the user already has `cap` live streams."""
+    def acquire(self, user_id, turn_id):
+        """A lease id for watching `turn_id`, or None when the user already streams `cap` other turns."""
         now = time.monotonic()
         with self._lock:
-            leases = {s: t for s, t in self._leases.get(str(user_id), {}).items() if t > now}
-            if len(leases) >= self.cap:
-                self._leases[str(user_id)] = leases
-                return None
-            slot = uuid.uuid4().hex
-            leases[slot] = now + LEASE_SECONDS
+            leases = {lease: held for lease, held in self._leases.get(str(user_id), {}).items() if held[1] > now}
             self._leases[str(user_id)] = leases
-            return slot
+            turns = {turn for turn, _expiry in leases.values()}
+            if str(turn_id) not in turns and len(turns) >= self.cap:
+                return None
+            lease = uuid.uuid4().hex
+            leases[lease] = (str(turn_id), now + LEASE_SECONDS)
+            return lease
 
-    def renew(self, user_id, slot):
+    def renew(self, user_id, lease):
         with self._lock:
             leases = self._leases.get(str(user_id), {})
-            if slot in leases:
-                leases[slot] = time.monotonic() + LEASE_SECONDS
+            if lease in leases:
+                leases[lease] = (leases[lease][0], time.monotonic() + LEASE_SECONDS)
 
-    def release(self, user_id, slot):
+    def release(self, user_id, lease):
         with self._lock:
-            self._leases.get(str(user_id), {}).pop(slot, None)
+            self._leases.get(str(user_id), {}).pop(lease, None)
 
     def live(self, user_id):
-        """How many streams the user has open now."""
+        """How many turns the user is streaming now."""
         now = time.monotonic()
         with self._lock:
-            return sum(1 for expiry in self._leases.get(str(user_id), {}).values() if expiry > now)
+            return len({turn for turn, expiry in self._leases.get(str(user_id), {}).values() if expiry > now})
 
 
 class RedisStreamSlots:
-    """The same leases in a Redis sorted set (score = expiry), checked and taken atomically."""
+    """The same leases in a Redis sorted set per user (member `<turn id>:<lease>`, score = expiry),
+    checked and taken atomically."""
 
     _ACQUIRE = """
     redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-    if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-    redis.call('EXPIRE', KEYS[1], ARGV[5])
+    local turns, count = {}, 0
+    for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+      local turn = string.match(member, '^([^:]+):')
+      if turn and not turns[turn] then turns[turn] = true; count = count + 1 end
+    end
+    if not turns[ARGV[4]] and count >= tonumber(ARGV[3]) then return 0 end
+    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[5])
+    redis.call('EXPIRE', KEYS[1], ARGV[6])
     return 1
+    """
+
+    _LIVE = """
+    local turns, count = {}, 0
+    for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf')) do
+      local turn = string.match(member, '^([^:]+):')
+      if turn and not turns[turn] then turns[turn] = true; count = count + 1 end
+    end
+    return count
     """
 
     def __init__(self, url, cap, prefix="beyou:streams:"):
@@ -65,23 +82,25 @@ class RedisStreamSlots:
         self._redis = redis.Redis.from_url(url)
         self._prefix = prefix
         self._acquire = self._redis.register_script(self._ACQUIRE)
+        self._live = self._redis.register_script(self._LIVE)
 
-    def acquire(self, user_id):
+    def acquire(self, user_id, turn_id):
         now = time.time()
-        slot = uuid.uuid4().hex
+        lease = f"{turn_id}:{uuid.uuid4().hex}"
         taken = self._acquire(
-            keys=[self._prefix + str(user_id)], args=[now, now + LEASE_SECONDS, self.cap, slot, LEASE_SECONDS * 2]
+            keys=[self._prefix + str(user_id)],
+            args=[now, now + LEASE_SECONDS, self.cap, str(turn_id), lease, LEASE_SECONDS * 2],
         )
-        return slot if taken else None
+        return lease if taken else None
 
-    def renew(self, user_id, slot):
-        self._redis.zadd(self._prefix + str(user_id), {slot: time.time() + LEASE_SECONDS}, xx=True)
+    def renew(self, user_id, lease):
+        self._redis.zadd(self._prefix + str(user_id), {lease: time.time() + LEASE_SECONDS}, xx=True)
 
-    def release(self, user_id, slot):
-        self._redis.zrem(self._prefix + str(user_id), slot)
+    def release(self, user_id, lease):
+        self._redis.zrem(self._prefix + str(user_id), lease)
 
     def live(self, user_id):
-        return self._redis.zcount(self._prefix + str(user_id), time.time(), "+inf")
+        return int(self._live(keys=[self._prefix + str(user_id)], args=[time.time()]))
 
 
 def stream_slots_for(redis_url, cap=2):

@@ -33,9 +33,7 @@ MESSAGES = {
     "MESSAGE_EMPTY": _l("Write a message first."),
     "MESSAGE_TOO_LONG": _l("Messages can have at most 4000 characters."),
     "NOTE_TOO_LONG": _l("This note has %(length)s characters; the limit is %(limit)s. Shorten it and save again."),
-    "AI_UNAVAILABLE": _l(
-        "The assistant couldn't reach any AI model right now. Your message is back in the box; try again in a minute."
-    ),
+    "AI_UNAVAILABLE": _l("The assistant couldn't reach any AI model right now. Try again in a minute."),
     "AI_STREAM_INTERRUPTED": _l(
         "The answer was cut off by the AI provider. What arrived is kept below; ask again to continue."
     ),
@@ -49,6 +47,9 @@ MESSAGES = {
     "TURN_CANCELLED": _l("Stopped."),
     "TURN_FAILED": _l("Something went wrong while answering. What arrived is kept."),
     "AGENT_RATE_LIMITED": _l("You've sent a lot of messages this hour. You can send again at %(time)s."),
+    "AGENT_BUDGET_SPENT": _l(
+        "You've sent a lot of messages this hour, so this one was not answered. Send it again later."
+    ),
     # categories, habits, tasks, goals, configuration, export, feedback, icons
     "TEXT_TOO_LONG": _l("Use at most 256 characters."),
     "SCALE_INVALID": _l("Choose a value from 1 to 5."),

@@ -2,28 +2,32 @@
 
 import uuid
 from datetime import UTC, datetime
+from functools import wraps
 
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, render_template, request
 from flask_babel import format_datetime, format_time
 from flask_babel import gettext as _
-from flask_limiter.errors import RateLimitExceeded
 from flask_login import current_user, login_required
 
-from app.agent import markdown, stream
+from app.agent import markdown, stream, turn_budget
 from app.agent.tools import registry
-from app.extensions import limiter
+from app.llm import current_chain
+from app.llm.settings import NOT_CONFIGURED_HINT
 from app.services import assistant
 from app.services.errors import DomainError, message_for
 
 bp = Blueprint("agent", __name__, url_prefix="/ai/agent")
 
-# One bucket for every message that reaches a model, whatever the chat.
-model_turns = limiter.shared_limit(
-    lambda: current_app.config["AGENT_RATE_LIMIT"],
-    scope="agent-turns",
-    key_func=lambda: f"user:{current_user.id}",
-    methods=["POST"],
-)
+
+def within_budget(view):
+    """Refuse a message at once when the hour's budget is spent (it is spent when the turn runs)."""
+
+    @wraps(view)
+    def checked(*args, **kwargs):
+        turn_budget.check(current_user)
+        return view(*args, **kwargs)
+
+    return checked
 
 
 @bp.app_template_global()
@@ -46,12 +50,19 @@ def _chat_view(chat, status=200, **context):
                            **context), status  # fmt: skip
 
 
+@bp.app_template_global()
+def assistant_configured():
+    """Whether the chain has a link to answer with: without one the panel says so before anyone types."""
+    return current_chain().configured
+
+
 @bp.get("/panel")
 @login_required
 def panel():
     chats = assistant.list_chats(current_user)
     return render_template("agent/_panel.html", chats=chats, chat=chats[0] if chats else None,
-                           messages=chats[0].messages if chats else [])  # fmt: skip
+                           messages=chats[0].messages if chats else [],
+                           not_configured_hint=NOT_CONFIGURED_HINT)  # fmt: skip
 
 
 @bp.get("/chats")
@@ -75,7 +86,7 @@ def new_chat():
     return _chat_view(assistant.create_chat(current_user))
 
 
-@model_turns
+@within_budget
 def _first_message():
     chat = assistant.create_chat(current_user)
     return _start(chat.id, replace_chat=chat)
@@ -83,7 +94,7 @@ def _first_message():
 
 @bp.post("/chats/<uuid:chat_id>/messages")
 @login_required
-@model_turns
+@within_budget
 def send(chat_id):
     return _start(chat_id)
 
@@ -163,12 +174,10 @@ def cancel(turn_id):
     return "", 204
 
 
-@bp.errorhandler(RateLimitExceeded)
-def too_many_turns(error):
+@bp.errorhandler(turn_budget.BudgetSpent)
+def too_many_turns(spent):
     """429 with Retry-After and a message that says when the next message can go."""
-    limit = limiter.current_limit
-    reset_at = datetime.fromtimestamp(limit.reset_at, UTC) if limit else datetime.now(UTC)
-    seconds = max(int((reset_at - datetime.now(UTC)).total_seconds()), 1)
-    message = message_for("AGENT_RATE_LIMITED", time=format_time(reset_at, "short"))
+    seconds = max(int((spent.reset_at - datetime.now(UTC)).total_seconds()) + 1, 1)
+    message = message_for("AGENT_RATE_LIMITED", time=format_time(spent.reset_at, "short"))
     body = render_template("agent/_notice.html", message=message, text=request.form.get("message", ""))
     return Response(body, status=429, headers={"Retry-After": str(seconds)})

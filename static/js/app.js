@@ -62,11 +62,30 @@
     document.querySelectorAll("[data-agent-open]").forEach(function (button) {
       button.setAttribute("aria-expanded", open ? "true" : "false");
     });
-    if (open) {
-      var input = document.getElementById("composer-input");
-      if (input) input.focus();
-    }
+    if (open) focusComposer();
   }
+
+  // Opening the panel puts the keyboard in the text box; on the first open the box arrives with
+  // the panel's body, and a chat opened from the history brings a new one.
+  function focusComposer() {
+    var input = document.getElementById("composer-input");
+    if (input && !input.disabled) input.focus();
+  }
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.target;
+    var box = panel();
+    if (box && !box.hidden && target && (target.id === "agent-panel-body" || target.id === "agent-chat")) {
+      focusComposer();
+    }
+  });
+  // Sending (and a refused turn handing the text back) swaps in a new text box: the keyboard
+  // stays in it, unless the user has moved on to something else.
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var replaced = event.detail.target;
+    var box = panel();
+    var lost = !document.activeElement || document.activeElement === document.body;
+    if (replaced && replaced.id === "composer-input" && box && !box.hidden && lost) focusComposer();
+  });
 
   document.addEventListener("click", function (event) {
     if (event.target.closest("[data-agent-open]")) setOpen(panel() ? panel().hidden : false);
@@ -113,11 +132,11 @@
     });
   });
 
-  // `done` and `error` end a turn: close its EventSource before the server closes the stream,
+  // `done` and `failed` end a turn: close its EventSource before the server closes the stream,
   // so the browser does not report (or retry) a connection that ended on purpose.
   document.addEventListener("htmx:sseBeforeMessage", function (event) {
     var message = event.detail;
-    if (message && (message.type === "done" || message.type === "error") && message.target) {
+    if (message && (message.type === "done" || message.type === "failed") && message.target) {
       message.target.close();
     }
   });

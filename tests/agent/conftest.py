@@ -14,10 +14,12 @@ from app.models.agent import Turn, TurnStatus
 from tests.conftest import TEST_DATABASE_URL, TEST_REDIS_URL, csrf_token_from, make_user, sign_in
 from tests.fakes import FakeProviders, Reply
 
+# Budgets no healthy fake answer gets near, even on a loaded machine (`pytest -n 8` on two
+# cores): a test that wants a timeout scripts a provider slower than these, or sets its own.
 FAST = {
-    "BEYOU_LLM_CONNECT_TIMEOUT": "0.5",
-    "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "3",
-    "BEYOU_LLM_TOTAL_TIMEOUT": "10",
+    "BEYOU_LLM_CONNECT_TIMEOUT": "5",
+    "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "20",
+    "BEYOU_LLM_TOTAL_TIMEOUT": "60",
 }
 
 
@@ -79,7 +81,7 @@ def make_agent_app(fake, agent_db_url):
         app.extensions["llm_chain"].close()
 
 
-def _wait_for_turns(app, seconds=5):
+def _wait_for_turns(app, seconds=30):
     """Let background turns end before the tables are wiped under them."""
     deadline = time.monotonic() + seconds
     with app.app_context():
@@ -164,7 +166,7 @@ class LiveStream:
                 event = self._next_event()
                 if event:
                     self.events.append(event)
-                    if event["name"] in ("done", "error"):
+                    if event["name"] in ("done", "failed"):
                         break
         except StopIteration:
             pass
@@ -188,7 +190,7 @@ def read_events(response, until_terminal=True):
                 event = parse_frame(frame)
                 if event:
                     events.append(event)
-                    if until_terminal and event["name"] in ("done", "error"):
+                    if until_terminal and event["name"] in ("done", "failed"):
                         return events
     finally:
         response.close()
@@ -212,7 +214,7 @@ def parse_frame(frame):
     return {"name": name, "data": "\n".join(data), "id": event_id}
 
 
-def wait_for_turn(app, turn_id, seconds=5):
+def wait_for_turn(app, turn_id, seconds=30):
     deadline = time.monotonic() + seconds
     with app.app_context():
         while time.monotonic() < deadline:

@@ -16,7 +16,7 @@ FAILURES = {
     "503-overloaded": (Reply.fails(503), "unavailable"),
     "401": (Reply.fails(401), "auth"),
     "400": (Reply.fails(400), "bad_request"),
-    "slow-first-byte": (Reply.says("too late", first_byte_delay=1.0), "timeout"),
+    "slow-first-byte": (Reply.says("too late", first_byte_delay=15.0), "timeout"),
     "error-inside-200": (Reply.says("never", error_after=0), "unavailable"),
     "garbage": (Reply.says("never", garbage_after=0), "malformed"),
     "cut-before-first-token": (Reply.says("never", cut_after=0), "connection"),

@@ -1,0 +1,50 @@
+"""The hourly budget of messages that reach a model (BEYOU_AGENT_RATE_LIMIT): one per user, every
+chat together.
+
+A message is checked against the budget when it is posted, so a user who has spent it hears so
+at once, with when the next one can go; it is spent only when its turn is claimed to run, so a
+refused message (empty, too long, a third live stream) costs nothing. The count lives in the
+storage of the app's rate limits (memory in one process, Redis shared by every worker), counted
+by the same strategy.
+"""
+
+from datetime import UTC, datetime
+
+from flask import current_app
+from limits import parse
+
+from app.extensions import limiter
+
+SCOPE = "agent-turns"
+
+
+class BudgetSpent(Exception):
+    """Every message this hour allows has been sent; `reset_at` (UTC) is when the next can go."""
+
+    def __init__(self, reset_at):
+        super().__init__(reset_at.isoformat())
+        self.reset_at = reset_at
+
+
+def check(user):
+    """Raise BudgetSpent when the user may not start another turn now."""
+    if limiter.enabled and not limiter.limiter.test(_limit(), *_key(user)):
+        raise BudgetSpent(reset_at(user))
+
+
+def spend(user):
+    """Count one turn; False (nothing counted) when the budget was spent in the meantime."""
+    return not limiter.enabled or limiter.limiter.hit(_limit(), *_key(user))
+
+
+def reset_at(user):
+    reset, _remaining = limiter.limiter.get_window_stats(_limit(), *_key(user))
+    return datetime.fromtimestamp(reset, UTC)
+
+
+def _limit():
+    return parse(current_app.config["AGENT_RATE_LIMIT"])
+
+
+def _key(user):
+    return SCOPE, f"user:{user.id}"

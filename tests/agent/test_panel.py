@@ -1,0 +1,66 @@
+"""The panel tells the truth before anyone types: whether the assistant can answer at all, and,
+when an answer fails, where the message the user typed now is."""
+
+from html import unescape
+
+from app.extensions import db
+from app.llm.settings import NOT_CONFIGURED_HINT
+from app.models.agent import ChatMessage, Ending
+from app.services import accounts
+from tests.agent.conftest import AgentClient, Reply, make_user
+from tests.fakes.script import FakeCall
+
+
+def test_an_unconfigured_assistant_says_so_when_the_panel_opens(make_agent_app, fake):
+    app = make_agent_app(LLM_ENV={})
+    make_user(app)
+    panel = AgentClient(app).http.get("/ai/agent/panel").get_data(as_text=True)
+    assert 'data-error="AI_NOT_CONFIGURED"' in panel
+    assert "isn't configured on this server yet" in unescape(panel)
+    assert "Ask whoever runs this server" in panel
+    assert NOT_CONFIGURED_HINT not in panel and "/admin/llm" not in panel  # how to fix it is for admins
+    assert '<textarea id="composer-input"' in panel and "required disabled" in panel
+
+
+def test_an_admin_is_told_how_to_configure_a_provider(make_agent_app, fake):
+    app = make_agent_app(LLM_ENV={})
+    make_user(app)
+    with app.app_context():
+        accounts.make_admin("ana@example.com")
+    panel = AgentClient(app).http.get("/ai/agent/panel").get_data(as_text=True)
+    assert 'data-error="AI_NOT_CONFIGURED"' in panel
+    assert unescape(NOT_CONFIGURED_HINT) in unescape(panel)
+    assert 'href="/admin/llm"' in panel
+
+
+def test_a_configured_assistant_opens_ready_to_type(ana):
+    panel = ana.http.get("/ai/agent/panel").get_data(as_text=True)
+    assert "AI_NOT_CONFIGURED" not in panel
+    assert "disabled" not in panel
+
+
+def test_a_failure_with_nothing_to_keep_says_the_message_is_back_in_the_box(ana, fake):
+    fake.script("mistral", Reply.fails(503, {"error": "overloaded"}))
+    fake.script("gemini", Reply.fails(500, {"error": {"code": 500, "message": "down"}}))
+    (failed,) = ana.stream(ana.send_ok(ana.new_chat(), "plan my week"))
+    assert "Your message is back in the box." in failed["data"]
+    assert ">plan my week</textarea>" in failed["data"]
+
+
+def test_ai_unavailable_after_a_tool_round_keeps_the_exchange_and_says_only_what_is_true(ana, fake, agent_app):
+    fake.script(
+        "mistral",
+        Reply.calls(FakeCall("updateGlobalContext", {"note": "Trains on Tuesdays."})),
+        Reply.fails(503, {"error": "overloaded"}),
+    )
+    fake.script("gemini", Reply.fails(500, {"error": {"code": 500, "message": "down"}}))
+    events = ana.stream(ana.send_ok(ana.new_chat(), "remember I train on Tuesdays"))
+    failed = events[-1]
+    assert failed["name"] == "failed" and 'data-error="AI_UNAVAILABLE"' in failed["data"]
+    assert "couldn't reach any AI model" in unescape(failed["data"])
+    assert "back in the box" not in failed["data"]  # the message stays in the chat, the box as it is
+    assert "composer-input" not in failed["data"] and 'hx-swap-oob="delete"' not in failed["data"]
+    with agent_app.app_context():
+        rows = db.session.scalars(db.select(ChatMessage).order_by(ChatMessage.seq)).all()
+        assert rows[0].segments == [{"type": "text", "text": "remember I train on Tuesdays"}]
+        assert rows[1].ending == Ending.FAILED and rows[1].segments[0]["type"] == "tool"
