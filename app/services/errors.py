@@ -13,6 +13,8 @@ MESSAGES = {
     "FORBIDDEN": _l("You don't have access to this page."),
     "RATE_LIMITED": _l("Too many requests. Please wait a moment and try again."),
     "CSRF_FAILED": _l("Your form expired. Reload the page and try again."),
+    "TEXT_HAS_NUL": _l("Text can't contain the NUL character (U+0000). Remove it and try again."),
+    "TEXT_TOO_LARGE": _l("That is more text than Beyou accepts at once. Shorten it and try again."),
     # accounts
     "NAME_INVALID": _l("Enter a name between 2 and 256 characters."),
     "EMAIL_INVALID": _l("Enter a valid email address."),
@@ -73,7 +75,8 @@ MESSAGES = {
     "UNIT_INVALID": _l("Enter a unit of 1 to 64 characters."),
     "VALUE_INVALID": _l("Enter a number of zero or more."),
     "AMOUNT_INVALID": _l("Enter an amount greater than zero."),
-    "DATE_INVALID": _l("Enter a valid date."),
+    "VALUE_TOO_LARGE": _l("Use a number no larger than 1,000,000,000,000."),
+    "DATE_INVALID": _l("Enter a valid date (YYYY-MM-DD) between 1900 and 2100."),
     "DATES_OUT_OF_ORDER": _l("The end date can't be before the start date."),
     "TERM_INVALID": _l("Choose short, medium or long term."),
     "THEME_INVALID": _l("Choose light, dark or system."),

@@ -22,6 +22,7 @@ from app.models import EntryCheck, Habit, OwnerType, Routine, RoutineKind, Task
 from app.services import routines, schedules, streaks
 from app.services.errors import Invalid, NotFound
 from app.services.progress import grant, user_zone
+from app.services.values import day_from
 
 # Views ---------------------------------------------------------------------------------------
 
@@ -317,11 +318,10 @@ def skip(user, entry_id, skip=True, day=None, now=None):
 def _the_day(day, today, refuse="CHECK_IN_FUTURE"):
     if day in (None, ""):
         return today
-    if not isinstance(day, date):
-        try:
-            day = date.fromisoformat(str(day).strip())
-        except ValueError:
-            raise Invalid("INVALID_INPUT", details={"day": "DATE_INVALID"}) from None
+    parsed = day_from(day)
+    if parsed is None:
+        raise Invalid("INVALID_INPUT", details={"day": "DATE_INVALID"})
+    day = parsed
     if day > today:
         raise Invalid(refuse, details={"day": refuse})
     return day

@@ -17,6 +17,7 @@ from app.web import (
     feedback,
     goals,
     habits,
+    inputs,
     navigation,
     routines,
     system,
@@ -41,6 +42,7 @@ def init_app(app):
     ):
         app.register_blueprint(blueprint)
     errors.init_app(app)
+    inputs.init_app(app)
 
     @app.context_processor
     def shell_context():

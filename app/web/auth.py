@@ -70,6 +70,7 @@ def login():
 def _start_session(user, remember):
     """A fresh session for a fresh sign-in: nothing from before survives (no fixation)."""
     session.clear()
+    accounts.start_session(user)
     login_user(user, remember=remember)
     session.permanent = remember
 
@@ -78,6 +79,7 @@ def _start_session(user, remember):
 @login_required
 def logout():
     assistant.cancel_turns(current_user)  # signing out stops any answer still being written
+    accounts.end_session(current_user)
     logout_user()
     session.clear()
     flash(_("You are signed out."), "info")
