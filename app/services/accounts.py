@@ -136,6 +136,12 @@ def authenticate(email, password):
     return user
 
 
+def may_notify_sign_up_attempt(user):
+    """Whether the owner may be told of another sign-up attempt with their email (once an hour,
+    so a stranger cannot flood their inbox through the sign-up form)."""
+    return MovingWindowRateLimiter(limiter.storage).hit(parse_limit("1 per hour"), "sign-up-notice", str(user.id))
+
+
 def _password_matches(password_hash, password):
     try:
         return _hasher.verify(password_hash, password)

@@ -129,5 +129,5 @@ def parse_weekdays(values):
         elif len(text) >= 3 and any(name.startswith(text) for name in WEEKDAY_NAMES):
             found.add(next(i for i, name in enumerate(WEEKDAY_NAMES) if name.startswith(text)))
         else:
-            raise Invalid("INVALID_INPUT", details={"weekdays": "WEEKDAY_INVALID"})
+            raise Invalid("WEEKDAY_INVALID", details={"weekdays": "WEEKDAY_INVALID"})
     return found

@@ -330,8 +330,10 @@ def _the_day(day, today, refuse="CHECK_IN_FUTURE"):
 def _locate(user, entry_id, day, today):
     """(live entry or None, the day's check row, whether the day is closed) for an entry id.
 
-    Today needs the live entry. A past day needs the entry to have been part of that day: a
-    frozen row for a closed day, or the routine scheduled that day while it is still open.
+    Today needs the live entry of the routine scheduled today. A past day needs the entry to
+    have been part of that day: a frozen row for a closed day, or the routine scheduled that day
+    while it is still open. Either way an entry of a routine not scheduled that day is
+    ENTRY_NOT_ON_DAY (a row already written keeps working, so a check can still be undone).
     """
     entry_uuid = routines.as_uuid(entry_id)
     try:
@@ -350,11 +352,8 @@ def _locate(user, entry_id, day, today):
         raise NotFound("ENTRY_NOT_FOUND")
     closed = streaks.is_closed(user, day)
     if row is None:
-        if day == today:
-            pass
-        elif (
-            closed or schedules.routine_on(user, day) is None or schedules.routine_on(user, day).id != entry.routine_id
-        ):
+        scheduled = schedules.routine_on(user, day)
+        if (day != today and closed) or scheduled is None or scheduled.id != entry.routine_id:
             raise Invalid("ENTRY_NOT_ON_DAY", details={"day": "ENTRY_NOT_ON_DAY"})
         row = EntryCheck.frozen_from(entry, day)
         db.session.add(row)

@@ -97,11 +97,12 @@ def _reload():
 @bp.get("/export")
 @login_required
 def export():
-    """Everything the user owns, as a dated JSON download."""
+    """Everything the user owns, as a dated JSON download: strict JSON (no Infinity or NaN;
+    the services keep every number finite, and this would rather fail than emit invalid JSON)."""
     data = configuration.export(acting_user())
     filename = f"beyou-data-{progress.today_for(acting_user()).isoformat()}.json"
     return Response(
-        json.dumps(data, ensure_ascii=False, indent=2),
+        json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False),
         mimetype="application/json",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )

@@ -5,7 +5,7 @@ or a path would end the request in a database error. It is removed here, once fo
 and the user is told; the rest of what they typed goes on as typed.
 """
 
-from flask import flash, g, render_template, request
+from flask import flash, g, render_template, request, session
 from flask_babel import gettext as _
 from werkzeug.datastructures import ImmutableMultiDict
 
@@ -49,8 +49,14 @@ def init_app(app):
             flash(nul_removed_message(), "warning")
 
     @app.after_request
-    def tell_htmx_about_removed_nul(response):
-        if not (g.get("nul_removed") and is_htmx()):
+    def tell_about_removed_nul(response):
+        notice = ("warning", nul_removed_message())
+        if not g.get("nul_removed"):
+            return response
+        if not is_htmx():
+            # A sign-in starts a fresh session, which drops the notice flashed before it.
+            if response.status_code in (301, 302, 303, 307, 308) and notice not in session.get("_flashes", []):
+                flash(nul_removed_message(), "warning")
             return response
         if response.status_code == 204 or response.mimetype != "text/html" or response.is_streamed:
             flash(nul_removed_message(), "warning")  # nothing htmx swaps: the next page says it

@@ -84,7 +84,7 @@ def _day_context(requested):
 def _parse_day(value, current):
     day = day_from(value) if value else current
     if day is None:
-        raise Invalid("INVALID_INPUT", details={"day": "DATE_INVALID"})
+        raise Invalid("DATE_INVALID", details={"day": "DATE_INVALID"})
     if day > current:
         raise Invalid("DAY_IN_FUTURE")
     return day
