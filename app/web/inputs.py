@@ -50,11 +50,11 @@ def init_app(app):
 
     @app.after_request
     def tell_about_removed_nul(response):
-        notice = ("warning", nul_removed_message())
         if not g.get("nul_removed"):
             return response
         if not is_htmx():
             # A sign-in starts a fresh session, which drops the notice flashed before it.
+            notice = ("warning", nul_removed_message())
             if response.status_code in (301, 302, 303, 307, 308) and notice not in session.get("_flashes", []):
                 flash(nul_removed_message(), "warning")
             return response
