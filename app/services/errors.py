@@ -71,7 +71,7 @@ MESSAGES = {
     "GOAL_SELF_PARENT": _l("A goal can't go under itself."),
     "GOAL_PARENT_ARCHIVED": _l("This goal is archived. Restore it before putting goals under it."),
     "GOAL_STATUS_INVALID": _l("Choose Not started or In progress; use Complete on the goal to finish it."),
-    "TARGET_INVALID": _l("Enter a target greater than zero."),
+    "TARGET_INVALID": _l("Enter a target of at least 0.01."),
     "UNIT_INVALID": _l("Enter a unit of 1 to 64 characters."),
     "VALUE_INVALID": _l("Enter a number of zero or more."),
     "AMOUNT_INVALID": _l("Enter an amount greater than zero."),

@@ -36,6 +36,7 @@ from app.services.errors import Invalid, NotFound
 from app.services.values import NUMBER_MAX, day_from, number_from
 
 UNIT_MAX = 64
+TARGET_MIN = 0.01
 
 SORTS = {
     "default": [Goal.end_date, Goal.created_at],
@@ -189,7 +190,7 @@ def create(
         "description": clean_note(description, problems, "description"),
         "motivation": clean_note(motivation, problems, "motivation"),
         "icon": icons.resolve(icon),
-        "target_value": _number(target_value, problems, "target_value", "TARGET_INVALID", user.language, positive=True),
+        "target_value": _target(target_value, problems, user.language),
         "current_value": _number(current_value, problems, "current_value", "VALUE_INVALID", user.language),
         "unit": _unit(unit, problems),
         "start_date": _date(start_date, problems, "start_date"),
@@ -240,9 +241,7 @@ def edit(
     if given(icon):
         changes["icon"] = icons.resolve(icon)
     if given(target_value):
-        changes["target_value"] = _number(
-            target_value, problems, "target_value", "TARGET_INVALID", user.language, positive=True
-        )
+        changes["target_value"] = _target(target_value, problems, user.language)
     if given(current_value):
         changes["current_value"] = _number(current_value, problems, "current_value", "VALUE_INVALID", user.language)
     if given(unit):
@@ -392,6 +391,16 @@ def _number(value, problems, field, key, language, positive=False):
         problems[field] = "VALUE_TOO_LARGE"
         return None
     return number
+
+
+def _target(value, problems, language):
+    """A target of TARGET_MIN or more: progress is shown as current × 100 / target, which a
+    vanishing target would blow up to infinity."""
+    target = _number(value, problems, "target_value", "TARGET_INVALID", language, positive=True)
+    if target is not None and target < TARGET_MIN:
+        problems["target_value"] = "TARGET_INVALID"
+        return None
+    return target
 
 
 def _amount(user, value):

@@ -10,7 +10,7 @@ A copied session or remember-me cookie must die at sign-out, so each sign-in bec
 Goal values used to accept 1e308 and grow to infinity with two increases, which broke the goals
 page and the export for good; the service now keeps them within 0..NUMBER_MAX, and the rows
 already stored are brought inside that range here (NaN and negatives to 0, past the bound to it;
-a target that is not above zero becomes 1).
+a target that is not above zero becomes 1, one below 0.01 becomes 0.01).
 """
 import math
 
@@ -25,12 +25,19 @@ branch_labels = None
 depends_on = None
 
 NUMBER_MAX = 1_000_000_000_000  # app.services.values.NUMBER_MAX when this was written
+TARGET_MIN = 0.01  # app.services.goals.TARGET_MIN
 
 
-def _bounded(value, smallest):
-    if value is None or math.isnan(value) or value < smallest:
-        return smallest
+def _current(value):
+    if value is None or math.isnan(value) or value < 0:
+        return 0.0
     return min(value, NUMBER_MAX)
+
+
+def _target(value):
+    if value is None or math.isnan(value) or value <= 0:
+        return 1.0
+    return min(max(value, TARGET_MIN), NUMBER_MAX)
 
 
 def upgrade():
@@ -50,8 +57,7 @@ def upgrade():
     connection = op.get_bind()
     for goal_id, target, current in connection.execute(sa.select(goals.c.id, goals.c.target_value,
                                                                  goals.c.current_value)).all():
-        fixed_target = target if target is not None and 0 < target <= NUMBER_MAX else _bounded(target, 1.0)
-        fixed_current = _bounded(current, 0.0)
+        fixed_target, fixed_current = _target(target), _current(current)
         if (fixed_target, fixed_current) != (target, current):
             connection.execute(goals.update().where(goals.c.id == goal_id)
                                .values(target_value=fixed_target, current_value=fixed_current))

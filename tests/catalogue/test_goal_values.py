@@ -38,6 +38,7 @@ def refusal_of(action):
         ({"target_value": "1_000"}, {"target_value": "TARGET_INVALID"}),
         ({"target_value": "1,5"}, {"target_value": "TARGET_INVALID"}),  # Ana writes English
         ({"target_value": "12 books"}, {"target_value": "TARGET_INVALID"}),
+        ({"target_value": "0.00000000001"}, {"target_value": "TARGET_INVALID"}),  # current × 100 / target
         ({"start_date": "0001-01-01"}, {"start_date": "DATE_INVALID"}),
         ({"end_date": "9999-12-31"}, {"end_date": "DATE_INVALID"}),
         ({"start_date": "20260101"}, {"start_date": "DATE_INVALID"}),
@@ -88,6 +89,8 @@ def test_huge_values_never_break_the_goals_page_or_the_export(signed_in):
     form = {"name": "Infinite", "target_value": "10", "unit": "x", "current_value": "1e308", "term": "SHORT_TERM",
             "start_date": "2026-01-01", "end_date": "2026-12-31", "csrf_token": signed_in.csrf}  # fmt: skip
     assert signed_in.post("/goals", data=form).status_code == 422
+    vanishing = {**form, "current_value": "5", "target_value": "0." + "0" * 300 + "1"}
+    assert signed_in.post("/goals", data=vanishing).status_code == 422
     form["current_value"] = str(NUMBER_MAX)
     assert signed_in.post("/goals", data=form).status_code == 302
     goal_id = json.loads(signed_in.get("/configuration/export").data)["goals"][0]["id"]
@@ -115,7 +118,8 @@ def a_row(table, **values):
 
 def test_the_migration_repairs_values_out_of_range(tmp_path):
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'old.sqlite3'}")
-    stored = {"inf": (10.0, math.inf), "huge": (1e308, 5.0), "negative": (-1.0, -4.0), "fine": (12.0, 3.0)}
+    stored = {"inf": (10.0, math.inf), "huge": (1e308, 5.0), "negative": (-1.0, -4.0), "tiny": (1e-300, 2.0),
+              "fine": (12.0, 3.0)}  # fmt: skip
     with app.app_context():
         upgrade(revision="0004_xp_days_by_day")
         with db.engine.begin() as connection:
@@ -137,6 +141,7 @@ def test_the_migration_repairs_values_out_of_range(tmp_path):
         "inf": (10.0, float(NUMBER_MAX)),
         "huge": (float(NUMBER_MAX), 5.0),
         "negative": (1.0, 0.0),
+        "tiny": (0.01, 2.0),
         "fine": (12.0, 3.0),
     }
 
