@@ -1,5 +1,6 @@
 """Beyou: the application factory. Nothing happens at import time."""
 
+import logging
 from pathlib import Path
 
 from flask import Flask
@@ -22,6 +23,7 @@ def create_app(config_name=None, **overrides):
     )
     app.config.from_object(profile(config_name))
     app.config.update(overrides)
+    configure_logging(app.config["ENV_NAME"])
     if app.config["ENV_NAME"] == "production" and app.config["SECRET_KEY"].startswith("dev-only"):
         raise RuntimeError("BEYOU_SECRET_KEY must be set in production")
     Path(app.instance_path).mkdir(exist_ok=True)
@@ -50,3 +52,27 @@ def create_app(config_name=None, **overrides):
     web.init_app(app)
     cli.init_app(app)
     return app
+
+
+def configure_logging(env_name):
+    """Where the app's own log lines ("beyou.*": mail, tools, errors) go.
+
+    Nothing else configures logging, so without this INFO lines such as the development mail
+    log (the reset links) would be dropped. Under gunicorn they join gunicorn's error log with
+    its level; otherwise they go to stderr, INFO and up. Tests keep Python's defaults (pytest
+    captures records itself).
+    """
+    logger = logging.getLogger("beyou")
+    if env_name == "test" or getattr(logger, "beyou_configured", False):
+        return
+    gunicorn = logging.getLogger("gunicorn.error")
+    if gunicorn.handlers:
+        logger.handlers = list(gunicorn.handlers)
+        logger.setLevel(gunicorn.level or logging.INFO)
+        logger.propagate = False  # gunicorn's handlers already write it; the root must not again
+    else:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    logger.beyou_configured = True

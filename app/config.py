@@ -4,6 +4,7 @@ Every variable is listed in the README's configuration table; keep the two in st
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 INSTANCE_DIR = Path(__file__).resolve().parent.parent / "instance"
@@ -31,6 +32,14 @@ class Config:
     REMEMBER_COOKIE_HTTPONLY = True
     REMEMBER_COOKIE_SAMESITE = "Lax"
     REMEMBER_COOKIE_SECURE = False
+    # A sign-in lasts at most this long on the server, remembered or not (see UserSession).
+    REMEMBER_COOKIE_DURATION = timedelta(days=30)
+    PERMANENT_SESSION_LIFETIME = timedelta(days=30)
+
+    # Request size: no form here needs more (the longest text field takes 4000 characters), and a
+    # bigger body is refused with a 413 before it is read into memory.
+    MAX_CONTENT_LENGTH = 1024 * 1024
+    MAX_FORM_MEMORY_SIZE = 256 * 1024
 
     # CSRF: htmx sends the token in this header (static/js/app.js reads it from <meta>).
     WTF_CSRF_HEADERS = ["X-CSRFToken"]

@@ -9,7 +9,7 @@ from app.models.habits import Habit
 from app.models.history import DayOutcome, Outcome, OwnerType, XpDay
 from app.models.routines import Routine, RoutineEntry, RoutineKind, RoutineSection, ScheduleDay
 from app.models.tasks import Task
-from app.models.user import ConstanceMode, User, XpDecay
+from app.models.user import ConstanceMode, User, UserSession, XpDecay
 
 __all__ = [
     "Category",
@@ -36,6 +36,7 @@ __all__ = [
     "Task",
     "Turn",
     "User",
+    "UserSession",
     "XpDay",
     "XpDecay",
 ]

@@ -5,7 +5,7 @@ import uuid
 from datetime import datetime
 
 from flask_login import UserMixin
-from sqlalchemy import JSON, Boolean, DateTime, Enum, Integer, String, Uuid
+from sqlalchemy import JSON, Boolean, DateTime, Enum, ForeignKey, Integer, String, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -50,14 +50,33 @@ class User(UserMixin, HasXp, HasStreak, db.Model):
     # The assistant's global memory note about this person (≤ 2000), written whole by its tool.
     assistant_note: Mapped[str | None] = mapped_column(String(2000))
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
-    # Bumped when the password changes: every session signed with the old value ends.
+    # Bumped when the password changes, so a reset link works once.
     session_version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
+    # The key of the sign-in this request runs under (see UserSession); not a column.
+    session_key = None
+
     def get_id(self):
-        """Flask-Login's session key: the id plus the session version (see session_version)."""
-        return f"{self.id}:{self.session_version}"
+        """What Flask-Login keeps in the session and the remember-me cookie: the id plus the
+        key of this sign-in, so ending the sign-in on the server ends both."""
+        return f"{self.id}:{self.session_key}"
 
     def __repr__(self):
         return f"<User {self.email}>"
+
+
+class UserSession(db.Model):
+    """One sign-in (a browser session, with its remember-me cookie when asked for).
+
+    The cookie carries a random key; only its SHA-256 is stored, so a copy of this table opens
+    no account. Signing out deletes the row, and with it every copy of that cookie.
+    """
+
+    __tablename__ = "user_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # sha256 hex of the key
+    user_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -1,5 +1,7 @@
 """Accounts: registration, sign-in with lockout, password reset, admin grants."""
 
+import hashlib
+import secrets
 import uuid
 import zoneinfo
 from datetime import UTC, datetime
@@ -15,7 +17,7 @@ from limits.strategies import MovingWindowRateLimiter
 from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
 from app.extensions import db, limiter
-from app.models import User
+from app.models import User, UserSession
 from app.services import widgets
 from app.services.errors import Invalid, NotFound, Throttled
 
@@ -134,11 +136,78 @@ def authenticate(email, password):
     return user
 
 
+def may_notify_sign_up_attempt(user):
+    """Whether the owner may be told of another sign-up attempt with their email (once an hour,
+    so a stranger cannot flood their inbox through the sign-up form)."""
+    return MovingWindowRateLimiter(limiter.storage).hit(parse_limit("1 per hour"), "sign-up-notice", str(user.id))
+
+
 def _password_matches(password_hash, password):
     try:
         return _hasher.verify(password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
+
+
+# Sign-ins ------------------------------------------------------------------------------
+
+
+def _digest(key):
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def start_session(user, now=None):
+    """Record a new sign-in for `user` and make it theirs for this request (`user.session_key`).
+
+    It lasts REMEMBER_COOKIE_DURATION at most, remembered or not, and expired sign-ins of the
+    user are swept on the way.
+    """
+    now = now or datetime.now(UTC)
+    db.session.execute(db.delete(UserSession).where(UserSession.user_id == user.id, UserSession.expires_at <= now))
+    key = secrets.token_urlsafe(32)
+    lifetime = current_app.config["REMEMBER_COOKIE_DURATION"]
+    db.session.add(UserSession(id=_digest(key), user_id=user.id, created_at=now, expires_at=now + lifetime))
+    db.session.commit()
+    user.session_key = key
+    return user
+
+
+def user_for_session(session_id, now=None):
+    """The user of a live sign-in, from what Flask-Login stored ("<user id>:<key>"); None when
+    that sign-in ended, expired or never was (one query: it runs on every request)."""
+    user_id, _, key = str(session_id or "").partition(":")
+    user_uuid = _uuid_or_none(user_id)
+    if user_uuid is None or not key:
+        return None
+    user = db.session.scalar(
+        db.select(User)
+        .join(UserSession, UserSession.user_id == User.id)
+        .where(
+            User.id == user_uuid,
+            UserSession.id == _digest(key),
+            UserSession.expires_at > (now or datetime.now(UTC)),
+        )
+    )
+    if user is not None:
+        user.session_key = key
+    return user
+
+
+def end_session(user):
+    """Sign out this sign-in: its session cookie and remember-me cookie stop working everywhere."""
+    if user.session_key:
+        db.session.execute(db.delete(UserSession).where(UserSession.id == _digest(user.session_key)))
+        db.session.commit()
+
+
+def end_all_sessions(user):
+    """Sign out every browser and remember-me cookie of the user, this one included."""
+    _end_sessions(user)
+    db.session.commit()
+
+
+def _end_sessions(user):
+    db.session.execute(db.delete(UserSession).where(UserSession.user_id == user.id))
 
 
 # Password reset ------------------------------------------------------------------------
@@ -179,6 +248,7 @@ def reset_password(token, new_password):
         raise Invalid("INVALID_INPUT", details=problems)
     user.password_hash = _hasher.hash(new_password)
     user.session_version += 1
+    _end_sessions(user)  # whoever knew the old password is signed out everywhere
     db.session.commit()
     return user
 

@@ -49,11 +49,9 @@ def clean_note(value, problems, field, limit=NOTE_MAX):
 
 def clean_scale(value, problems, field):
     """Importance or difficulty: a whole number from 1 to 5."""
-    try:
-        number = int(str(value).strip())
-    except (TypeError, ValueError):
-        number = None
-    if number is None or not 1 <= number <= 5 or isinstance(value, bool):
+    text = str(value).strip()
+    number = int(text) if text in ("1", "2", "3", "4", "5") else None
+    if number is None or isinstance(value, bool):
         problems[field] = "SCALE_INVALID"
         return None
     return number

@@ -33,8 +33,10 @@ from app.services.entity_fields import (
     sorted_by,
 )
 from app.services.errors import Invalid, NotFound
+from app.services.values import NUMBER_MAX, day_from, number_from
 
 UNIT_MAX = 64
+TARGET_MIN = 0.01
 
 SORTS = {
     "default": [Goal.end_date, Goal.created_at],
@@ -188,8 +190,8 @@ def create(
         "description": clean_note(description, problems, "description"),
         "motivation": clean_note(motivation, problems, "motivation"),
         "icon": icons.resolve(icon),
-        "target_value": _number(target_value, problems, "target_value", "TARGET_INVALID", positive=True),
-        "current_value": _number(current_value, problems, "current_value", "VALUE_INVALID"),
+        "target_value": _target(target_value, problems, user.language),
+        "current_value": _number(current_value, problems, "current_value", "VALUE_INVALID", user.language),
         "unit": _unit(unit, problems),
         "start_date": _date(start_date, problems, "start_date"),
         "end_date": _date(end_date, problems, "end_date"),
@@ -239,9 +241,9 @@ def edit(
     if given(icon):
         changes["icon"] = icons.resolve(icon)
     if given(target_value):
-        changes["target_value"] = _number(target_value, problems, "target_value", "TARGET_INVALID", positive=True)
+        changes["target_value"] = _target(target_value, problems, user.language)
     if given(current_value):
-        changes["current_value"] = _number(current_value, problems, "current_value", "VALUE_INVALID")
+        changes["current_value"] = _number(current_value, problems, "current_value", "VALUE_INVALID", user.language)
     if given(unit):
         changes["unit"] = _unit(unit, problems)
     if given(start_date):
@@ -281,8 +283,8 @@ def increase(user, goal_ref, value=1):
     """Add `value` (> 0, default 1) to the current value. The first increase starts a
     NOT_STARTED goal; reaching the target does not complete it (that is the user's call)."""
     goal = resolve(user, goal_ref)
-    amount = _amount(value)
-    goal.current_value = (goal.current_value or 0) + amount
+    amount = _amount(user, value)
+    goal.current_value = _within_bound((goal.current_value or 0) + amount)
     if goal.status == GoalStatus.NOT_STARTED:
         goal.status = GoalStatus.IN_PROGRESS
     db.session.commit()
@@ -294,7 +296,7 @@ def decrease(user, goal_ref, value=1):
     """Take `value` (> 0, default 1) from the current value, never below zero. The status does
     not change (a goal back at zero has still been started)."""
     goal = resolve(user, goal_ref)
-    amount = _amount(value)
+    amount = _amount(user, value)
     goal.current_value = max((goal.current_value or 0) - amount, 0.0)
     db.session.commit()
     announce(user, "goals")
@@ -378,25 +380,42 @@ def restore(user, goal_ref):
 # Checks --------------------------------------------------------------------------------
 
 
-def _number(value, problems, field, key, positive=False):
-    try:
-        number = float(str(value).strip().replace(",", "."))
-    except (TypeError, ValueError):
-        number = None
-    if number is None or isinstance(value, bool) or not math.isfinite(number) or number < 0:
+def _number(value, problems, field, key, language, positive=False):
+    """A finite number from 0 (or above 0 when `positive`) to NUMBER_MAX, read strictly in the
+    user's language; anything else records `key` (VALUE_TOO_LARGE past the bound)."""
+    number = number_from(value, language)
+    if number is None or number < 0 or (positive and number <= 0):
         problems[field] = key
         return None
-    if positive and number <= 0:
-        problems[field] = key
+    if number > NUMBER_MAX:
+        problems[field] = "VALUE_TOO_LARGE"
         return None
     return number
 
 
-def _amount(value):
+def _target(value, problems, language):
+    """A target of TARGET_MIN or more: progress is shown as current × 100 / target, which a
+    vanishing target would blow up to infinity."""
+    target = _number(value, problems, "target_value", "TARGET_INVALID", language, positive=True)
+    if target is not None and target < TARGET_MIN:
+        problems["target_value"] = "TARGET_INVALID"
+        return None
+    return target
+
+
+def _amount(user, value):
     problems = {}
-    amount = _number(1 if value in (None, "") else value, problems, "value", "AMOUNT_INVALID", positive=True)
+    amount = _number(1 if value in (None, "") else value, problems, "value", "AMOUNT_INVALID", user.language,
+                     positive=True)  # fmt: skip
     refuse_if(problems)
     return amount
+
+
+def _within_bound(value):
+    """The current value after an increase, refused when it would pass NUMBER_MAX."""
+    if value > NUMBER_MAX:
+        raise Invalid("INVALID_INPUT", details={"value": "VALUE_TOO_LARGE"})
+    return value
 
 
 def _unit(value, problems):
@@ -407,15 +426,10 @@ def _unit(value, problems):
 
 
 def _date(value, problems, field):
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value).strip())
-    except (TypeError, ValueError):
+    day = day_from(value)
+    if day is None:
         problems[field] = "DATE_INVALID"
-        return None
+    return day
 
 
 def _check_period(start, end, problems):

@@ -10,7 +10,7 @@ them (app.models.checks).
 """
 
 import uuid
-from datetime import datetime, time, timedelta
+from datetime import timedelta
 
 from sqlalchemy.orm import selectinload
 
@@ -21,6 +21,7 @@ from app.models.history import OwnerType, XpDay
 from app.services import icons
 from app.services.entity_fields import UNSET, given, resolve_named
 from app.services.errors import Invalid, NotFound
+from app.services.values import clock_from
 
 NAME_MAX = 256
 TOLERANCE = timedelta(minutes=5)  # an entry may start or end this much outside its section's window
@@ -506,16 +507,13 @@ def _minutes(value):
 
 
 def parse_time(value, field, problems):
-    """An "HH:mm" (or time) value; blank is None; anything else records TIME_INVALID."""
+    """An "HH:MM" (or time) value; blank is None; anything else ("07:00junk") records TIME_INVALID."""
     if value in (None, ""):
         return None
-    if isinstance(value, time):
-        return value.replace(second=0, microsecond=0)
-    try:
-        return datetime.strptime(str(value).strip()[:5], "%H:%M").time()
-    except ValueError:
+    moment = clock_from(value)
+    if moment is None:
         problems[field] = "TIME_INVALID"
-        return None
+    return moment
 
 
 def clock(value):

@@ -18,6 +18,7 @@ from app.services.errors import Invalid
 from app.services.progress import user_zone
 
 WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAY_NUMBERS = ("0", "1", "2", "3", "4", "5", "6")
 
 
 @dataclass
@@ -121,12 +122,12 @@ def parse_weekdays(values):
     found = set()
     for value in values or ():
         text = str(value).strip().lower()
-        if text.isdigit() and 0 <= int(text) <= 6:
+        if text in WEEKDAY_NUMBERS:  # "0".."6" only: "²" or a 5,000-digit number is no weekday
             found.add(int(text))
         elif text in WEEKDAY_NAMES:
             found.add(WEEKDAY_NAMES.index(text))
         elif len(text) >= 3 and any(name.startswith(text) for name in WEEKDAY_NAMES):
             found.add(next(i for i, name in enumerate(WEEKDAY_NAMES) if name.startswith(text)))
         else:
-            raise Invalid("INVALID_INPUT", details={"weekdays": "WEEKDAY_INVALID"})
+            raise Invalid("WEEKDAY_INVALID", details={"weekdays": "WEEKDAY_INVALID"})
     return found

@@ -28,6 +28,7 @@ from app.models import (
 from app.services import routines, schedules
 from app.services.errors import Invalid
 from app.services.progress import today_for
+from app.services.values import day_from
 
 MILESTONES = (7, 30, 100, 365)  # streak lengths worth a celebration
 DORMANT_AFTER = 14  # days with nothing scheduled or done before a streak reads as paused
@@ -326,12 +327,10 @@ def history(user, owner_type="USER", owner_id=None, start=None, end=None):
 def _as_date(value, field):
     if value in (None, ""):
         return None
-    if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value).strip())
-    except ValueError:
-        raise Invalid("INVALID_INPUT", details={field: "DATE_INVALID"}) from None
+    day = day_from(value)
+    if day is None:
+        raise Invalid("INVALID_INPUT", details={field: "DATE_INVALID"})
+    return day
 
 
 # XP history for the charts ----------------------------------------------------------------------

@@ -22,6 +22,7 @@ from app.models import EntryCheck, Habit, OwnerType, Routine, RoutineKind, Task
 from app.services import routines, schedules, streaks
 from app.services.errors import Invalid, NotFound
 from app.services.progress import grant, user_zone
+from app.services.values import day_from
 
 # Views ---------------------------------------------------------------------------------------
 
@@ -317,11 +318,10 @@ def skip(user, entry_id, skip=True, day=None, now=None):
 def _the_day(day, today, refuse="CHECK_IN_FUTURE"):
     if day in (None, ""):
         return today
-    if not isinstance(day, date):
-        try:
-            day = date.fromisoformat(str(day).strip())
-        except ValueError:
-            raise Invalid("INVALID_INPUT", details={"day": "DATE_INVALID"}) from None
+    parsed = day_from(day)
+    if parsed is None:
+        raise Invalid("INVALID_INPUT", details={"day": "DATE_INVALID"})
+    day = parsed
     if day > today:
         raise Invalid(refuse, details={"day": refuse})
     return day
@@ -330,8 +330,10 @@ def _the_day(day, today, refuse="CHECK_IN_FUTURE"):
 def _locate(user, entry_id, day, today):
     """(live entry or None, the day's check row, whether the day is closed) for an entry id.
 
-    Today needs the live entry. A past day needs the entry to have been part of that day: a
-    frozen row for a closed day, or the routine scheduled that day while it is still open.
+    Today needs the live entry of the routine scheduled today. A past day needs the entry to
+    have been part of that day: a frozen row for a closed day, or the routine scheduled that day
+    while it is still open. Either way an entry of a routine not scheduled that day is
+    ENTRY_NOT_ON_DAY (a row already written keeps working, so a check can still be undone).
     """
     entry_uuid = routines.as_uuid(entry_id)
     try:
@@ -350,11 +352,8 @@ def _locate(user, entry_id, day, today):
         raise NotFound("ENTRY_NOT_FOUND")
     closed = streaks.is_closed(user, day)
     if row is None:
-        if day == today:
-            pass
-        elif (
-            closed or schedules.routine_on(user, day) is None or schedules.routine_on(user, day).id != entry.routine_id
-        ):
+        scheduled = schedules.routine_on(user, day)
+        if (day != today and closed) or scheduled is None or scheduled.id != entry.routine_id:
             raise Invalid("ENTRY_NOT_ON_DAY", details={"day": "ENTRY_NOT_ON_DAY"})
         row = EntryCheck.frozen_from(entry, day)
         db.session.add(row)

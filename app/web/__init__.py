@@ -17,6 +17,7 @@ from app.web import (
     feedback,
     goals,
     habits,
+    inputs,
     navigation,
     routines,
     system,
@@ -41,6 +42,7 @@ def init_app(app):
     ):
         app.register_blueprint(blueprint)
     errors.init_app(app)
+    inputs.init_app(app)
 
     @app.context_processor
     def shell_context():
@@ -73,6 +75,7 @@ def init_app(app):
             response.headers["HX-Trigger"] = ", ".join(triggers)
         response.vary.add("HX-Request")
         _security_headers(response)
+        _private_pages_not_stored(response)
         return response
 
 
@@ -90,6 +93,15 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "frame-ancestors 'none'",
     )
 )
+
+
+def _private_pages_not_stored(response):
+    """A signed-in answer (a page, a fragment, the export) holds the user's data: no browser or
+    proxy cache may keep a copy for the next person at the same computer. Static files are the
+    same for everyone and keep their caching."""
+    if request.endpoint == "static" or not current_user.is_authenticated:
+        return
+    response.headers["Cache-Control"] = "no-store"
 
 
 def _security_headers(response):

@@ -45,10 +45,33 @@ def register():
             timezone_name=form.get("timezone"),
         )
     except DomainError as error:
+        if error.details.get("email") == "EMAIL_TAKEN":
+            _tell_owner_of_sign_up_attempt(form.get("email"))
         return form_refused("auth/register.html", error)
     _start_session(user, remember=False)
     flash(_("Welcome to Beyou, %(name)s!", name=user.name), "success")
     return redirect(url_for("dashboard.index"))
+
+
+def _tell_owner_of_sign_up_attempt(email):
+    """The sign-up form says an address is taken (see the README on account enumeration); the
+    address's owner hears about it too, at most once an hour, so probing is not silent."""
+    user = accounts.find_by_email(email)
+    if user is None or not accounts.may_notify_sign_up_attempt(user):
+        return
+    link = current_app.config["PUBLIC_URL"].rstrip("/") + url_for("auth.forgot_password")
+    with force_locale(user.language):
+        send_mail(
+            user.email,
+            _("Someone tried to sign up to Beyou with your email"),
+            _(
+                "Hi %(name)s,\n\nSomeone just tried to create a Beyou account with this email address, "
+                "which already has one. If it was you, sign in, or choose a new password here:\n%(link)s\n\n"
+                "If it was not you, ignore this message: your account has not changed.",
+                name=user.name,
+                link=link,
+            ),
+        )
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -70,6 +93,7 @@ def login():
 def _start_session(user, remember):
     """A fresh session for a fresh sign-in: nothing from before survives (no fixation)."""
     session.clear()
+    accounts.start_session(user)
     login_user(user, remember=remember)
     session.permanent = remember
 
@@ -78,6 +102,7 @@ def _start_session(user, remember):
 @login_required
 def logout():
     assistant.cancel_turns(current_user)  # signing out stops any answer still being written
+    accounts.end_session(current_user)
     logout_user()
     session.clear()
     flash(_("You are signed out."), "info")

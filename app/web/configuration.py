@@ -7,9 +7,10 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from flask_babel import gettext as _
 from flask_login import login_required, logout_user
 
-from app.services import configuration, progress, widgets
+from app.services import accounts, assistant, configuration, progress, widgets
 from app.services.errors import DomainError
 from app.web.catalogue import acting_user
+from app.web.forms import echoed_form
 from app.web.rendering import is_htmx
 
 bp = Blueprint("configuration", __name__, url_prefix="/configuration")
@@ -62,7 +63,7 @@ def save(section):
     try:
         configuration.update(acting_user(), **changes)
     except DomainError as error:
-        refusal = {"form": request.form, "fields": error.field_messages, "error": error}
+        refusal = {"form": echoed_form(), "fields": error.field_messages, "error": error}
         return _render(section, error.status, refused_section=section, **refusal)
     if any(getattr(acting_user(), name) != value for name, value in before.items()):
         return _reload()
@@ -96,11 +97,12 @@ def _reload():
 @bp.get("/export")
 @login_required
 def export():
-    """Everything the user owns, as a dated JSON download."""
+    """Everything the user owns, as a dated JSON download: strict JSON (no Infinity or NaN;
+    the services keep every number finite, and this would rather fail than emit invalid JSON)."""
     data = configuration.export(acting_user())
     filename = f"beyou-data-{progress.today_for(acting_user()).isoformat()}.json"
     return Response(
-        json.dumps(data, ensure_ascii=False, indent=2),
+        json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False),
         mimetype="application/json",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
@@ -112,11 +114,25 @@ def delete_account():
     try:
         configuration.delete_account(acting_user(), request.form.get("password"), request.form.get("confirmation"))
     except DomainError as error:
-        refusal = {"form": request.form, "fields": error.field_messages, "error": error}
+        refusal = {"form": echoed_form(), "fields": error.field_messages, "error": error}
         return _render("danger", error.status, refused_section="danger", **refusal)
     logout_user()
     session.clear()
     flash(_("Your account is gone. Take care."), "info")
+    if is_htmx():
+        return "", 200, {"HX-Redirect": url_for("auth.login")}
+    return redirect(url_for("auth.login"))
+
+
+@bp.post("/sign-out-everywhere")
+@login_required
+def sign_out_everywhere():
+    """End every sign-in of the account: other browsers, remember-me cookies and this one."""
+    assistant.cancel_turns(acting_user())
+    accounts.end_all_sessions(acting_user())
+    logout_user()
+    session.clear()
+    flash(_("You are signed out on every device. Sign in again to continue."), "info")
     if is_htmx():
         return "", 200, {"HX-Redirect": url_for("auth.login")}
     return redirect(url_for("auth.login"))

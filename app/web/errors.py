@@ -22,6 +22,7 @@ TITLES = {
     403: lambda: _("Access denied"),
     404: lambda: _("Page not found"),
     405: lambda: _("Not allowed"),
+    413: lambda: _("Too much at once"),
     422: lambda: _("Check what you entered"),
     429: lambda: _("Slow down"),
     500: lambda: _("Something went wrong"),
@@ -31,6 +32,7 @@ MESSAGES = {
     403: lambda: message_for("FORBIDDEN"),
     404: lambda: _("The page you asked for does not exist, or it is not yours."),
     405: lambda: _("That action is not available here."),
+    413: lambda: message_for("TEXT_TOO_LARGE"),
     429: lambda: message_for("RATE_LIMITED"),
     500: lambda: _("We hit an error on our side. Your data is safe; please try again."),
 }

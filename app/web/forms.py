@@ -1,6 +1,15 @@
 """Refused forms: shown again with what the user typed and why, never lost."""
 
 from flask import render_template, request
+from werkzeug.datastructures import MultiDict
+
+# The longest text a field accepts (feedback, a message): a refused value is shown back no longer.
+ECHO_MAX = 4000
+
+
+def echoed_form():
+    """What was typed, each value cut to ECHO_MAX characters: a refusal never mirrors a flood."""
+    return MultiDict((key, value[:ECHO_MAX]) for key, value in request.form.items(multi=True))
 
 
 def form_refused(template, error, **context):
@@ -10,6 +19,6 @@ def form_refused(template, error, **context):
     (field -> translated message); the status is the refusal's own (422, 409, 404 …).
     """
     return (
-        render_template(template, form=request.form, error=error, fields=error.field_messages, **context),
+        render_template(template, form=echoed_form(), error=error, fields=error.field_messages, **context),
         error.status,
     )

@@ -2,7 +2,7 @@
 late checks, the routine editor and schedules in the shared dialog."""
 
 import calendar
-from datetime import date, timedelta
+from datetime import timedelta
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -11,7 +11,8 @@ from flask_login import current_user, login_required
 
 from app.services import icons, routines, schedules, streaks, today
 from app.services.errors import DomainError, Invalid, message_for
-from app.web.forms import form_refused
+from app.services.values import day_from, month_from
+from app.web.forms import echoed_form, form_refused
 from app.web.rendering import is_htmx, render_page, trigger
 
 bp = Blueprint("routines", __name__, url_prefix="/routines")
@@ -81,10 +82,9 @@ def _day_context(requested):
 
 
 def _parse_day(value, current):
-    try:
-        day = date.fromisoformat(value) if value else current
-    except ValueError:
-        raise Invalid("INVALID_INPUT", details={"day": "DATE_INVALID"}) from None
+    day = day_from(value) if value else current
+    if day is None:
+        raise Invalid("DATE_INVALID", details={"day": "DATE_INVALID"})
     if day > current:
         raise Invalid("DAY_IN_FUTURE")
     return day
@@ -92,11 +92,9 @@ def _parse_day(value, current):
 
 def _calendar_context(month_value, selected, current=None):
     current = current or today.local_today(me())[1]
-    try:
-        first = date.fromisoformat(f"{month_value}-01") if month_value else (selected or current).replace(day=1)
-    except ValueError:
-        first = current.replace(day=1)
-    first = min(first, current.replace(day=1))
+    # A month that can't be read (or lies outside 1900-2100) shows the current one.
+    first = month_from(month_value) if month_value else (selected or current).replace(day=1)
+    first = min(first or current.replace(day=1), current.replace(day=1))
     weeks = calendar.Calendar(firstweekday=0).monthdatescalendar(first.year, first.month)
     previous = (first - timedelta(days=1)).replace(day=1)
     following = (first + timedelta(days=32)).replace(day=1)
@@ -210,7 +208,7 @@ def _refused(fragment, error, fields=None, **context):
     template = _dialog_template(fragment)
     body = render_template(
         template,
-        form=request.form,
+        form=echoed_form(),
         error=error,
         fields=fields,
         dialog_fragment=fragment,
@@ -240,7 +238,7 @@ def _editor(routine, error=None, failed=None, status=200):
         choices=routines.item_choices(me()),
         error=error,
         failed=failed,
-        form=request.form if failed else {},
+        form=echoed_form() if failed else {},
         fields=_short_fields(error) if error else {},
     )
 

@@ -1,12 +1,9 @@
 """Flask-Login wiring: how a session cookie becomes the current user."""
 
-import uuid
-
 from flask import request
 from flask_babel import lazy_gettext as _l
 
-from app.extensions import db
-from app.models import User
+from app.services import accounts
 
 
 def init_app(app, login_manager):
@@ -18,15 +15,9 @@ def init_app(app, login_manager):
 
     @login_manager.user_loader
     def load_user(session_id):
-        """The session stores "<id>:<session version>"; an old version means signed out."""
-        user_id, _, version = session_id.partition(":")
-        try:
-            user = db.session.get(User, uuid.UUID(user_id))
-        except ValueError:
-            return None
-        if user is None or str(user.session_version) != version:
-            return None
-        return user
+        """The session and the remember-me cookie store "<id>:<sign-in key>": a sign-in that
+        ended on the server (signed out, signed out everywhere, password reset) loads nobody."""
+        return accounts.user_for_session(session_id)
 
     @login_manager.unauthorized_handler
     def unauthorized():

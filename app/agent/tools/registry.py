@@ -100,6 +100,9 @@ def run(context, name, arguments):
         TOOL_CALLS.labels(name[:64], "unknown").inc()
         return ToolOutcome(None, name, {"error": "UNKNOWN_TOOL", "message": f"There is no tool named {name}."},
                            "UNKNOWN_TOOL", ())  # fmt: skip
+    if _holds_nul(arguments):
+        TOOL_CALLS.labels(name, "invalid_arguments").inc()
+        return ToolOutcome(found, name, DomainError("TEXT_HAS_NUL").to_dict(), "TEXT_HAS_NUL", ())
     try:
         parsed = found.args_model.model_validate(arguments or {})
     except ValidationError as invalid:
@@ -120,6 +123,17 @@ def run(context, name, arguments):
             return ToolOutcome(found, name, failure, "TOOL_FAILED", tuple(sorted(announced)))
     TOOL_CALLS.labels(name, "ok").inc()
     return ToolOutcome(found, name, result if result is not None else {"ok": True}, None, tuple(sorted(announced)))
+
+
+def _holds_nul(value):
+    """Whether a NUL character hides anywhere in the arguments (PostgreSQL cannot store one)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def _invalid_arguments(invalid):

@@ -1,0 +1,356 @@
+"""Every registered tool does its job when asked properly: each one has a success case here that
+runs it through the registry as the model would and checks what changed or what it read. A new
+tool without a case fails `test_every_registered_tool_has_a_success_case`.
+
+Also pinned: the memory notes' limits, and a NUL character refused in any tool argument."""
+
+from datetime import date, timedelta
+
+import pytest
+
+from app.agent.tools import registry
+from app.extensions import db
+from app.models import Category, Feedback, Goal, GoalStatus, Habit, Routine, RoutineKind, Task, User
+from app.models.agent import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
+from app.services import assistant, categories, goals, habits, routines, schedules, tasks
+from tests.conftest import make_user
+
+
+def a_life(user):
+    """Ana's things: one of each kind, a routine scheduled every day, and spares to delete."""
+    health = categories.create(user, name="Health", icon="heart")
+    spare_category = categories.create(user, name="Spare", icon="star")
+    run = habits.create(user, name="Run", importance=3, difficulty=2, categories=[health.id])
+    stretch = habits.create(user, name="Stretch", importance=2, difficulty=1, categories=[health.id])
+    dentist = tasks.create(user, name="Book dentist", importance=2, difficulty=1)
+    call = tasks.create(user, name="Call mom", importance=1, difficulty=1)
+    start = date.today() - timedelta(days=1)
+    fit = goals.create(user, name="Get fit", target_value=10, unit="km", start_date=start,
+                       end_date=start + timedelta(days=60))  # fmt: skip
+    five_k = goals.create(user, name="Run 5k", target_value=5, unit="km", start_date=start,
+                          end_date=start + timedelta(days=30), parent=fit.id)  # fmt: skip
+    mornings = routines.create_timed(
+        user, "Mornings", "sun",
+        [{"name": "Wake up", "starts_at": "06:00", "ends_at": "09:00",
+          "entries": [{"habit_id": run.id, "starts_at": "07:00"}, {"task_id": dentist.id}]}],
+    )  # fmt: skip
+    schedules.set_days(user, mornings.id, list(range(7)))
+    evenings = routines.create_list(user, "Evenings", "moon", [{"task_id": dentist.id}])
+    return {
+        "health": health, "spare_category": spare_category, "run": run, "stretch": stretch,
+        "dentist": dentist, "call": call, "fit": fit, "five_k": five_k, "mornings": mornings,
+        "section": mornings.sections[0], "run_entry": mornings.sections[0].entries[0], "evenings": evenings,
+        "chat": assistant.create_chat(user),
+    }  # fmt: skip
+
+
+def ids(life, key):
+    return str(life[key].id)
+
+
+def rows(model, **where):
+    return db.session.scalars(db.select(model).filter_by(**where)).all()
+
+
+def names(listed):
+    return sorted(item["name"] for item in listed["items"])
+
+
+# name: (arguments from the life, what must hold afterwards given (result, life, user))
+CASES = {
+    # categories
+    "getUserCategories": (
+        lambda life: {},
+        lambda result, life, user: names(result) == ["Health", "Spare"] and result["total"] == 2,
+    ),
+    "createUserCategory": (
+        lambda life: {"name": "Mind", "icon": "book", "experience": "INTERMEDIATE"},
+        lambda result, life, user: rows(Category, name="Mind")[0].xp > 0 and result["created"]["name"] == "Mind",
+    ),
+    "editUserCategory": (
+        lambda life: {"ref": "Health", "description": "Body first"},
+        lambda result, life, user: life["health"].description == "Body first" and life["health"].name == "Health",
+    ),
+    "deleteUserCategory": (
+        lambda life: {"ref": ids(life, "spare_category")},
+        lambda result, life, user: result == {"deleted": "Spare"} and not rows(Category, name="Spare"),
+    ),
+    # habits
+    "getUserHabits": (
+        lambda life: {"search": "ru"},
+        lambda result, life, user: names(result) == ["Run"] and result["items"][0]["in_routines"],
+    ),
+    "createUserHabit": (
+        lambda life: {"name": "Meditate", "importance": 4, "difficulty": 2, "categories": ["Health"]},
+        lambda result, life, user: rows(Habit, name="Meditate")[0].categories == [life["health"]],
+    ),
+    "editUserHabit": (
+        lambda life: {"ref": "Stretch", "importance": 5},
+        lambda result, life, user: life["stretch"].importance == 5 and life["stretch"].difficulty == 1,
+    ),
+    "deleteUserHabit": (
+        lambda life: {"ref": "Stretch"},
+        lambda result, life, user: result == {"deleted": "Stretch"} and not rows(Habit, name="Stretch"),
+    ),
+    # tasks
+    "getUserTasks": (
+        lambda life: {},
+        lambda result, life, user: names(result) == ["Book dentist", "Call mom"],
+    ),
+    "createUserTask": (
+        lambda life: {"name": "Pay rent", "importance": 5, "difficulty": 1, "one_time": True},
+        lambda result, life, user: rows(Task, name="Pay rent")[0].one_time,
+    ),
+    "editUserTask": (
+        lambda life: {"ref": "Call mom", "name": "Call dad"},
+        lambda result, life, user: life["call"].name == "Call dad",
+    ),
+    "deleteUserTask": (
+        lambda life: {"ref": "Call mom"},
+        lambda result, life, user: result == {"deleted": "Call mom"} and not rows(Task, name="Call mom"),
+    ),
+    # goals
+    "getUserGoals": (
+        lambda life: {},
+        lambda result, life, user: names(result) == ["Get fit", "Run 5k"],
+    ),
+    "createUserGoal": (
+        lambda life: {
+            "name": "Read 12 books",
+            "target_value": 12,
+            "unit": "books",
+            "start_date": "2026-01-01",
+            "end_date": "2026-12-31",
+            "parent": "Get fit",
+        },
+        lambda result, life, user: rows(Goal, name="Read 12 books")[0].parent_id == life["fit"].id,
+    ),
+    "editUserGoal": (
+        lambda life: {"ref": "Run 5k", "target_value": 6},
+        lambda result, life, user: life["five_k"].target_value == 6 and life["five_k"].unit == "km",
+    ),
+    "deleteUserGoal": (
+        lambda life: {"ref": "Get fit"},
+        lambda result, life, user: not rows(Goal, name="Get fit") and life["five_k"].parent_id is None,
+    ),
+    "completeUserGoal": (
+        lambda life: {"ref": "Run 5k"},
+        lambda result, life, user: life["five_k"].status == GoalStatus.COMPLETED and user.xp > 0,
+    ),
+    "increaseUserGoalValue": (
+        lambda life: {"ref": "Run 5k", "value": 2.5},
+        lambda result, life, user: life["five_k"].current_value == 2.5 and result["goal"]["current_value"] == 2.5,
+    ),
+    "decreaseUserGoalValue": (
+        lambda life: {"ref": "Run 5k", "value": 1},
+        lambda result, life, user: life["five_k"].current_value == 0 and result["goal"]["current_value"] == 0,
+    ),
+    "archiveUserGoal": (
+        lambda life: {"ref": "Run 5k"},
+        lambda result, life, user: life["five_k"].archived_at is not None and result["goal"]["archived"],
+    ),
+    "restoreUserGoal": (
+        lambda life: {"ref": "Run 5k"},
+        lambda result, life, user: life["five_k"].archived_at is None,
+    ),
+    "moveGoalUnder": (
+        lambda life: {"ref": "Run 5k", "parent": None},
+        lambda result, life, user: life["five_k"].parent_id is None and result["goal"]["parent_id"] is None,
+    ),
+    # routines
+    "getUserRoutines": (
+        lambda life: {},
+        lambda result, life, user: sorted(r["name"] for r in result["routines"]) == ["Evenings", "Mornings"],
+    ),
+    "createUserRoutine": (
+        lambda life: {
+            "name": "Weekend",
+            "sections": [{"name": "Late start", "starts_at": "09:00", "entries": [{"habit_id": "Stretch"}]}],
+        },
+        lambda result, life, user: (
+            [e.habit_id for e in rows(Routine, name="Weekend")[0].entries] == [life["stretch"].id]
+        ),
+    ),
+    "createListRoutine": (
+        lambda life: {"name": "Errands", "items": [{"task_id": "Call mom"}, {"habit_id": "Stretch"}]},
+        lambda result, life, user: (
+            rows(Routine, name="Errands")[0].kind == RoutineKind.LIST and len(result["routine"]["entries"]) == 2
+        ),
+    ),
+    "renameUserRoutine": (
+        lambda life: {"routine": "Mornings", "name": "Early mornings"},
+        lambda result, life, user: life["mornings"].name == "Early mornings",
+    ),
+    "editRoutineSection": (
+        lambda life: {"routine": "Mornings", "section_id": ids(life, "section"), "name": "Rise"},
+        lambda result, life, user: (
+            life["section"].name == "Rise" and result["routine"]["sections"][0]["name"] == "Rise"
+        ),
+    ),
+    "replaceUserRoutine": (
+        lambda life: {
+            "routine": "Mornings",
+            "name": "Mornings",
+            "sections": [
+                {
+                    "id": ids(life, "section"),
+                    "name": "Wake up",
+                    "starts_at": "06:00",
+                    "ends_at": "09:00",
+                    "entries": [{"id": ids(life, "run_entry"), "habit_id": ids(life, "run"), "starts_at": "07:00"}],
+                }
+            ],
+        },
+        lambda result, life, user: [e["name"] for e in result["routine"]["sections"][0]["entries"]] == ["Run"],
+    ),
+    "replaceListRoutine": (
+        lambda life: {"routine": "Evenings", "name": "Evenings", "items": [{"habit_id": "Stretch"}]},
+        lambda result, life, user: [e["name"] for e in result["routine"]["entries"]] == ["Stretch"],
+    ),
+    "addHabitToRoutineSection": (
+        lambda life: {
+            "routine": "Mornings",
+            "habit": "Stretch",
+            "section_id": ids(life, "section"),
+            "starts_at": "08:00",
+        },
+        lambda result, life, user: "Stretch" in [e["name"] for e in result["routine"]["sections"][0]["entries"]],
+    ),
+    "addTaskToRoutineSection": (
+        lambda life: {"routine": "Evenings", "task": "Call mom"},
+        lambda result, life, user: [e["name"] for e in result["routine"]["entries"]] == ["Book dentist", "Call mom"],
+    ),
+    "removeRoutineItem": (
+        lambda life: {"entry_id": ids(life, "run_entry")},
+        lambda result, life, user: [e["name"] for e in result["routine"]["sections"][0]["entries"]] == ["Book dentist"],
+    ),
+    "deleteUserRoutine": (
+        lambda life: {"routine": "Evenings"},
+        lambda result, life, user: result == {"deleted": "Evenings"} and not rows(Routine, name="Evenings"),
+    ),
+    # schedules
+    "getUserSchedules": (
+        lambda life: {},
+        lambda result, life, user: [day["routine"]["name"] for day in result["week"]] == ["Mornings"] * 7,
+    ),
+    "createUserSchedule": (
+        lambda life: {"routine": "Evenings", "weekdays": ["Saturday", "sunday"]},
+        lambda result, life, user: result["weekdays"] == [5, 6] and len(result["moved"]) == 2,
+    ),
+    "updateUserSchedule": (
+        lambda life: {"routine": "Mornings", "weekdays": ["0", "1", "2", "3", "4"]},
+        lambda result, life, user: sorted(schedules.week(user)) == [0, 1, 2, 3, 4],
+    ),
+    "deleteUserSchedule": (
+        lambda life: {"routine": "Mornings"},
+        lambda result, life, user: schedules.week(user) == {} and result["weekdays"] == [],
+    ),
+    # today
+    "getTodayRoutine": (
+        lambda life: {},
+        lambda result, life, user: result["today"]["name"] == "Mornings" and result["today"]["total"] == 2,
+    ),
+    "checkRoutineItem": (
+        lambda life: {"entry_id": ids(life, "run_entry")},
+        lambda result, life, user: result["entry"]["checked"] and user.xp > 0 and life["run"].xp > 0,
+    ),
+    "skipRoutineItem": (
+        lambda life: {"entry_id": ids(life, "run_entry")},
+        lambda result, life, user: result["entry"]["skipped"] and user.xp == 0,
+    ),
+    # the person and the assistant
+    "getUserConfiguration": (
+        lambda life: {},
+        lambda result, life, user: result["configuration"]["name"] == "Ana" and "email" not in result["configuration"],
+    ),
+    "updateUserConfiguration": (
+        lambda life: {"theme": "dark", "phrase": "One step at a time", "timezone": "America/Sao_Paulo"},
+        lambda result, life, user: (
+            (user.theme, user.phrase, user.timezone) == ("dark", "One step at a time", "America/Sao_Paulo")
+            and "email" not in result["configuration"]
+        ),
+    ),
+    "updateGlobalContext": (
+        lambda life: {"note": "Prefers mornings."},
+        lambda result, life, user: user.assistant_note == "Prefers mornings.",
+    ),
+    "updateChatContext": (
+        lambda life: {"note": "Planning a 5k."},
+        lambda result, life, user: life["chat"].note == "Planning a 5k.",
+    ),
+    "submitUserFeedback": (
+        lambda life: {"kind": "FEATURE_REQUEST", "text": "A dark theme for the calendar, please."},
+        lambda result, life, user: (
+            [(f.kind.value, f.page) for f in rows(Feedback)] == [("FEATURE_REQUEST", "/goals")] and result["sent"]
+        ),
+    ),
+}
+
+
+@pytest.fixture
+def ana(app, app_context):
+    user = db.session.get(User, make_user(app))
+    user.timezone = "UTC"
+    db.session.commit()
+    return user
+
+
+def run(user, life, name, arguments):
+    return registry.run(registry.ToolContext(user=user, chat=life["chat"], page="/goals"), name, arguments)
+
+
+def test_every_registered_tool_has_a_success_case():
+    assert sorted(registry.REGISTRY) == sorted(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_tool_succeeds_when_asked_properly(ana, name):
+    life = a_life(ana)
+    if name in ("decreaseUserGoalValue",):
+        goals.increase(ana, life["five_k"].id, 1)
+    if name == "restoreUserGoal":
+        goals.archive(ana, life["five_k"].id)
+    arguments, holds = CASES[name]
+    outcome = run(ana, life, name, arguments(life))
+    assert outcome.error_key is None, outcome.result
+    db.session.expire_all()
+    assert holds(outcome.result, life, ana), outcome.result
+    tool = registry.REGISTRY[name]
+    if tool.kind == "read":
+        assert outcome.domains == ()
+    elif tool.domains:
+        assert set(outcome.domains) >= set(tool.domains)
+
+
+def test_the_global_note_takes_2000_characters_and_refuses_2001(ana):
+    life = a_life(ana)
+    kept = run(ana, life, "updateGlobalContext", {"note": "n" * GLOBAL_NOTE_MAX})
+    assert kept.error_key is None and len(ana.assistant_note) == GLOBAL_NOTE_MAX
+    refused = run(ana, life, "updateGlobalContext", {"note": "m" * (GLOBAL_NOTE_MAX + 1)})
+    assert refused.error_key == "NOTE_TOO_LONG"
+    assert "2001" in refused.result["message"] and "2000" in refused.result["message"]
+    db.session.expire_all()
+    assert ana.assistant_note == "n" * GLOBAL_NOTE_MAX  # the old note stays whole
+
+
+def test_the_chat_note_refuses_more_than_its_limit(ana):
+    life = a_life(ana)
+    refused = run(ana, life, "updateChatContext", {"note": "c" * (CHAT_NOTE_MAX + 1)})
+    assert refused.error_key == "NOTE_TOO_LONG"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("createUserCategory", {"name": "Mi\x00nd"}),
+        ("getUserHabits", {"search": "ru\x00n"}),
+        ("createUserRoutine", {"name": "Weekend", "sections": [{"name": "S\x00", "starts_at": "09:00"}]}),
+        ("updateGlobalContext", {"note\x00": "x"}),
+    ],
+)
+def test_a_nul_character_in_any_argument_is_refused_with_a_stable_key(ana, name, arguments):
+    life = a_life(ana)
+    outcome = run(ana, life, name, arguments)
+    assert outcome.error_key == "TEXT_HAS_NUL"
+    assert outcome.result["error"] == "TEXT_HAS_NUL" and "NUL" in outcome.result["message"]
+    assert not rows(Category, name="Mind") and not rows(Routine, name="Weekend")
