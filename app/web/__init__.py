@@ -12,12 +12,14 @@ from app.web import (
     auth,
     categories,
     configuration,
+    confirmations,
     dashboard,
     errors,
     feedback,
     goals,
     habits,
     navigation,
+    rendering,
     routines,
     system,
     tasks,
@@ -58,6 +60,7 @@ def init_app(app):
     def collect_announcements():
         g.announcement_scope = events.collecting()
         g.announced = g.announcement_scope.__enter__()
+        confirmations.note_level()
 
     @app.teardown_request
     def close_announcements(_exc):
@@ -67,10 +70,10 @@ def init_app(app):
 
     @app.after_request
     def shared_headers(response):
-        triggers = [events.hx_trigger_header(g.announced)] if g.get("announced") else []
-        triggers += sorted(g.get("client_events", ()))
+        confirmations.confirm(response)
+        triggers = rendering.hx_trigger(g.get("announced"), g.get("client_events", {}))
         if triggers:
-            response.headers["HX-Trigger"] = ", ".join(triggers)
+            response.headers["HX-Trigger"] = triggers
         response.vary.add("HX-Request")
         _security_headers(response)
         return response

@@ -53,12 +53,10 @@ def index():
 @bp.post("/dashboard/tour-done")
 @login_required
 def finish_tour():
-    """The welcome card's "Got it": the tutorial is done, so the assistant appears (a reload
-    brings its launcher into the shell)."""
+    """The welcome card's "Got it": the tutorial is done, so the assistant appears. The card posts
+    a plain form, so the browser loads the dashboard whole, its shell now with the launcher."""
     configuration.update(me(), tutorial_done=True)
-    response = redirect(url_for("dashboard.index"))
-    response.headers["HX-Refresh"] = "true"
-    return response
+    return redirect(url_for("dashboard.index"))
 
 
 @bp.get("/dashboard/constance")
