@@ -53,6 +53,7 @@ def init_app(app):
             "theme": theme,
             "get_locale": get_locale,
             "icon_emoji": icons.emoji_for,
+            "icon_label": icons.label_for,
             "resolve_icon": icons.resolve,
         }
 

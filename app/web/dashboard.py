@@ -87,6 +87,15 @@ def coming_soon(area):
     return render_page("dashboard/coming_soon.html", area=found, active=found.slug)
 
 
+@bp.app_template_filter("sentence_case")
+def sentence_case(text):
+    """A date that starts a heading or a line gets a capital first letter, and only that one:
+    Portuguese writes "Segunda-feira, 30 de novembro de 2026", never "Segunda-Feira, 30 De Novembro"
+    (what CSS `text-transform: capitalize` makes of it)."""
+    text = str(text)
+    return text[:1].upper() + text[1:]
+
+
 def _day_part(hour):
     if 5 <= hour < 12:
         return "morning"

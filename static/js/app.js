@@ -26,6 +26,11 @@
       box.showModal();
       var first = box.querySelector("[autofocus], input, select, textarea, button");
       if (first) first.focus();
+      // An icon grid scrolls by itself: bring the chosen icon into its view.
+      box.querySelectorAll("[data-icon-grid]").forEach(function (grid) {
+        var chosen = grid.querySelector("input:checked");
+        if (chosen) grid.scrollTop = chosen.parentNode.offsetTop - grid.clientHeight / 2;
+      });
     }
   });
   document.addEventListener("dialog:close", function () {
