@@ -9,6 +9,7 @@ from app.services import icons
 from app.web import (
     admin,
     agent,
+    assets,
     auth,
     categories,
     configuration,
@@ -27,6 +28,7 @@ from app.web import (
 
 
 def init_app(app):
+    assets.init_app(app)  # first registered, so its compression runs after every other header is set
     for blueprint in (
         auth.bp,
         dashboard.bp,
