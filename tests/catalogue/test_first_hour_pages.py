@@ -17,6 +17,7 @@ from app.services import icons
 from app.web.navigation import AREAS
 from tests.catalogue.conftest import a_category, a_goal, a_habit, a_task, as_user, put_in_routine
 from tests.conftest import make_user, sign_in
+from tests.routines.conftest import make_category, make_habit, morning
 
 HTMX = {"HX-Request": "true"}
 
@@ -244,3 +245,12 @@ def test_a_zone_typed_by_hand_is_still_checked(app, signed_in, user_id):
     assert refused.status_code == 422
     with app.app_context():
         assert db.session.get(User, user_id).timezone == "Europe/Lisbon"
+
+
+def test_a_one_day_streak_reads_one_day(app, signed_in, user_id):
+    with as_user(app, user_id) as ana:
+        habit = make_habit(ana, "Read", categories=[make_category(ana)])
+        entry_id = str(morning(ana, habit).entries[0].id)
+    post(signed_in, f"/routines/entries/{entry_id}/check")
+    card = signed_in.get("/routines/today-card").get_data(as_text=True)
+    assert "Your streak is now 1 day — see you tomorrow!" in card

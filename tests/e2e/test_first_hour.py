@@ -54,6 +54,16 @@ MORE_SHEET = {
         "Feedback": "/feedback",
     },
 }
+WIDGETS = (
+    "dailyProgress",
+    "levelProgress",
+    "constance",
+    "constanceHeatmap",
+    "categoryBalance",
+    "betterArea",
+    "worstArea",
+    "fastTips",
+)
 BOTTOM_BAR = {
     "en": {"Dashboard": "/dashboard", "Routines": "/routines", "Habits": "/habits", "Goals": "/goals"},
     "pt": {"Painel": "/dashboard", "Rotinas": "/routines", "Hábitos": "/habits", "Metas": "/goals"},
@@ -134,10 +144,32 @@ def finish_the_welcome(page):
     expect(page.locator("[data-agent-open]:visible")).to_have_count(1)
 
 
+def lay_out_all_widgets(page):
+    """With all eight widgets, the wide dashboard uses its width: widgets beside today's card and
+    in rows below it, not stacked in one narrow column."""
+    page.evaluate(
+        """async (ids) => {
+            const body = new URLSearchParams();
+            ids.forEach((id) => body.append("widgets", id));
+            const token = document.querySelector('meta[name="csrf-token"]').content;
+            await fetch("/configuration/widgets", {method: "POST", headers: {"X-CSRFToken": token}, body});
+        }""",
+        list(WIDGETS),
+    )
+    page.reload()
+    expect(page.locator(".widget")).to_have_count(len(WIDGETS))
+    boxes = [page.get_by_test_id(f"widget-{widget}").bounding_box() for widget in WIDGETS]
+    today = page.get_by_test_id("today-card").bounding_box()
+    assert len({round(box["x"]) for box in boxes}) >= 2, boxes
+    assert any(box["y"] >= today["y"] + today["height"] for box in boxes)  # rows below today's card too
+    assert page.evaluate("document.documentElement.scrollHeight") < 2000
+
+
 def test_a_newcomers_first_hour_in_english(newcomer, live_server):
     page = newcomer("en-US")
     register(page, live_server, "Nia")
     finish_the_welcome(page)
+    lay_out_all_widgets(page)
     dialog = page.locator("#dialog")
 
     # A category and a task that uses it; each write says it worked.
