@@ -116,6 +116,8 @@ def reach_every_area_from_the_bottom_bar(page, live_server, language):
     bar = page.get_by_test_id("bottom-bar")
     expect(bar).to_be_visible()
     expect(page.locator(".sidebar")).to_be_hidden()
+    cut = bar.locator(".bottom-link span").evaluate_all("spans => spans.filter(s => s.scrollWidth > s.clientWidth)")
+    assert cut == [], "a bottom-bar label does not fit"
     for label, path in BOTTOM_BAR[language].items():
         bar.get_by_role("link", name=label, exact=True).click()
         expect(page).to_have_url(re.compile(re.escape(path) + "$"))
