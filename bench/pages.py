@@ -7,6 +7,8 @@ routines sharing the week, two years of history — signs in with the Flask test
 GET /dashboard (every widget on), GET /habits, GET /routines and the check toggle (the htmx POST
 the routines page sends), warm-up runs excluded. It prints p50/p95 and the statements each
 request runs (counted with a `before_cursor_execute` listener). Target: dashboard p95 < 50 ms.
+Then it prints each page's weight, raw and compressed as a browser receives it, with the static
+files a cold load adds.
 
 The structure (categories, habits, tasks, goals, routines, schedules, settings) is made through
 the services. The HISTORY is not: two years of a couple of hundred entries a day is some 250,000
@@ -399,6 +401,45 @@ def measure(path, shape, runs, warmup):
     p95 = results["GET /dashboard"][1]
     verdict = "met" if p95 < DASHBOARD_TARGET_MS else "NOT met"
     print(f"\nTarget dashboard p95 < {DASHBOARD_TARGET_MS:.0f} ms: {verdict} ({p95:.1f} ms).")
+    print_page_weights(client)
+
+
+WEIGHED_PAGES = ("/dashboard", "/routines", "/habits", "/tasks", "/categories", "/goals", "/configuration", "/feedback")
+BROWSER_ENCODINGS = "gzip, deflate, br, zstd"  # what Chromium sends
+
+
+def page_weights(client, path):
+    """(raw bytes, bytes on the wire, encoding, static files the page loads) for one page."""
+    raw = client.get(path)
+    wire = client.get(path, headers={"Accept-Encoding": BROWSER_ENCODINGS})
+    assert raw.status_code == wire.status_code == 200, (path, raw.status_code)
+    assets = re.findall(r'(?:href|src)="(/static/[^"#?]+\.(?:css|js)(?:\?[^"#]*)?)"', raw.get_data(as_text=True))
+    return len(raw.data), len(wire.data), wire.headers.get("Content-Encoding", "none"), assets
+
+
+def asset_weight(client, url):
+    raw = client.get(url.replace("&amp;", "&"))
+    wire = client.get(url.replace("&amp;", "&"), headers={"Accept-Encoding": BROWSER_ENCODINGS})
+    return len(raw.data), len(b"".join(wire.response)), wire.headers.get("Cache-Control", "")
+
+
+def print_page_weights(client):
+    """Page weights raw and as compressed on the wire; a cold load adds the static files, a later
+    navigation does not (they are fingerprinted and cached for a year)."""
+    print(f"\n{'page':<22}{'raw KB':>9}{'wire KB':>9}  encoding   cold load KB (raw / wire)")
+    assets = {}
+    for path in WEIGHED_PAGES:
+        raw, wire, encoding, urls = page_weights(client, path)
+        for url in urls:
+            if url not in assets:
+                assets[url] = asset_weight(client, url)
+        cold_raw = raw + sum(assets[url][0] for url in urls)
+        cold_wire = wire + sum(assets[url][1] for url in urls)
+        cold = f"{cold_raw / 1024:.1f} / {cold_wire / 1024:.1f}"
+        print(f"GET {path:<18}{raw / 1024:>9.1f}{wire / 1024:>9.1f}  {encoding:<10} {cold}")
+    print(f"\n{'static file':<48}{'raw KB':>9}{'wire KB':>9}  cache")
+    for url, (raw, wire, cache) in assets.items():
+        print(f"{url.split('?')[0]:<48}{raw / 1024:>9.1f}{wire / 1024:>9.1f}  {cache}")
 
 
 if __name__ == "__main__":

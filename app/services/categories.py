@@ -120,13 +120,24 @@ def edit(user, category_ref, *, name=UNSET, description=UNSET, icon=UNSET):
     return category
 
 
+def deletion_refusal(user, category_ref):
+    """Why the category cannot be deleted now (CATEGORY_IN_USE, naming the habits, tasks and
+    goals that still use it), or None: the delete dialog says so before offering to delete."""
+    return _refusal(usage(user, category_ref))
+
+
+def _refusal(use):
+    if not use.in_use:
+        return None
+    return Conflict("CATEGORY_IN_USE", uses=", ".join(item.name for item in (*use.habits, *use.tasks, *use.goals)))
+
+
 def delete(user, category_ref):
-    """Delete a category and its XP history. Refused with CATEGORY_IN_USE, naming the habits,
-    tasks and goals that still use it."""
+    """Delete a category and its XP history. Refused while it is in use (`deletion_refusal`)."""
     use = usage(user, category_ref)
-    if use.in_use:
-        names = [item.name for item in (*use.habits, *use.tasks, *use.goals)]
-        raise Conflict("CATEGORY_IN_USE", uses=", ".join(names))
+    refusal = _refusal(use)
+    if refusal is not None:
+        raise refusal
     category = use.category
     db.session.execute(db.delete(XpDay).where(XpDay.owner_type == OwnerType.CATEGORY, XpDay.owner_id == category.id))
     db.session.delete(category)

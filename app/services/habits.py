@@ -127,13 +127,21 @@ def edit(
     return habit
 
 
-def delete(user, habit_ref):
-    """Delete a habit with its day outcomes and XP history. Refused with HABIT_IN_ROUTINE,
-    naming the routines, while any routine holds it."""
+def deletion_refusal(user, habit_ref):
+    """Why the habit cannot be deleted now (HABIT_IN_ROUTINE, naming the routines that hold it), or
+    None: the delete dialog says so before offering to delete."""
     habit = resolve(user, habit_ref)
     holding = routines_using(user).get(habit.id)
-    if holding:
-        raise Conflict("HABIT_IN_ROUTINE", routines=", ".join(holding))
+    return Conflict("HABIT_IN_ROUTINE", routines=", ".join(holding)) if holding else None
+
+
+def delete(user, habit_ref):
+    """Delete a habit with its day outcomes and XP history.
+    Refused while a routine holds it (`deletion_refusal`)."""
+    habit = resolve(user, habit_ref)
+    refusal = deletion_refusal(user, habit.id)
+    if refusal is not None:
+        raise refusal
     for history in (DayOutcome, XpDay):
         db.session.execute(
             db.delete(history).where(history.owner_type == OwnerType.HABIT, history.owner_id == habit.id)

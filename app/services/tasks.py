@@ -111,13 +111,21 @@ def edit(
     return task
 
 
-def delete(user, task_ref):
-    """Delete a task with its day outcomes. Refused with TASK_IN_ROUTINE, naming the routines,
-    while any routine holds it."""
+def deletion_refusal(user, task_ref):
+    """Why the task cannot be deleted now (TASK_IN_ROUTINE, naming the routines that hold it), or
+    None: the delete dialog says so before offering to delete."""
     task = resolve(user, task_ref)
     holding = routines_using(user).get(task.id)
-    if holding:
-        raise Conflict("TASK_IN_ROUTINE", routines=", ".join(holding))
+    return Conflict("TASK_IN_ROUTINE", routines=", ".join(holding)) if holding else None
+
+
+def delete(user, task_ref):
+    """Delete a task with its day outcomes.
+    Refused while a routine holds it (`deletion_refusal`)."""
+    task = resolve(user, task_ref)
+    refusal = deletion_refusal(user, task.id)
+    if refusal is not None:
+        raise refusal
     db.session.execute(
         db.delete(DayOutcome).where(DayOutcome.owner_type == OwnerType.TASK, DayOutcome.owner_id == task.id)
     )

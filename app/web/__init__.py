@@ -9,9 +9,11 @@ from app.services import icons
 from app.web import (
     admin,
     agent,
+    assets,
     auth,
     categories,
     configuration,
+    confirmations,
     dashboard,
     errors,
     feedback,
@@ -19,6 +21,7 @@ from app.web import (
     habits,
     inputs,
     navigation,
+    rendering,
     routines,
     system,
     tasks,
@@ -26,6 +29,7 @@ from app.web import (
 
 
 def init_app(app):
+    assets.init_app(app)  # first registered, so its compression runs after every other header is set
     for blueprint in (
         auth.bp,
         dashboard.bp,
@@ -53,6 +57,7 @@ def init_app(app):
             "theme": theme,
             "get_locale": get_locale,
             "icon_emoji": icons.emoji_for,
+            "icon_label": icons.label_for,
             "resolve_icon": icons.resolve,
         }
 
@@ -60,6 +65,7 @@ def init_app(app):
     def collect_announcements():
         g.announcement_scope = events.collecting()
         g.announced = g.announcement_scope.__enter__()
+        confirmations.note_level()
 
     @app.teardown_request
     def close_announcements(_exc):
@@ -69,10 +75,10 @@ def init_app(app):
 
     @app.after_request
     def shared_headers(response):
-        triggers = [events.hx_trigger_header(g.announced)] if g.get("announced") else []
-        triggers += sorted(g.get("client_events", ()))
+        confirmations.confirm(response)
+        triggers = rendering.hx_trigger(g.get("announced"), g.get("client_events", {}))
         if triggers:
-            response.headers["HX-Trigger"] = ", ".join(triggers)
+            response.headers["HX-Trigger"] = triggers
         response.vary.add("HX-Request")
         _security_headers(response)
         _private_pages_not_stored(response)

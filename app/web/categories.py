@@ -70,7 +70,9 @@ def edit(category_id):
 @bp.get("/<category_id>/delete")
 @login_required
 def confirm_delete(category_id):
-    return _confirmation(categories.get(acting_user(), category_id))
+    """Asks first, or says up front why it cannot be deleted yet (no button the server would refuse)."""
+    category = categories.get(acting_user(), category_id)
+    return _confirmation(category, categories.deletion_refusal(acting_user(), category.id), status=200)
 
 
 @bp.post("/<category_id>/delete")
@@ -84,14 +86,15 @@ def delete(category_id):
     return done("categories.index")
 
 
-def _confirmation(category, error=None):
+def _confirmation(category, error=None, status=None):
     fragment = "categories/_confirm_delete.html"
     context = {
         "title": _("Delete this category?"),
         "name": category.name,
+        "consequence": _("“%(name)s” and its XP history will be deleted.", name=category.name),
         "action": url_for("categories.delete", category_id=category.id),
         "error": error,
         "dialog_fragment": fragment,
     }
     body = render_template(fragment if is_htmx() else DIALOG_PAGE, **context)
-    return body, error.status if error else 200
+    return body, status or (error.status if error else 200)

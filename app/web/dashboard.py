@@ -53,12 +53,10 @@ def index():
 @bp.post("/dashboard/tour-done")
 @login_required
 def finish_tour():
-    """The welcome card's "Got it": the tutorial is done, so the assistant appears (a reload
-    brings its launcher into the shell)."""
+    """The welcome card's "Got it": the tutorial is done, so the assistant appears. The card posts
+    a plain form, so the browser loads the dashboard whole, its shell now with the launcher."""
     configuration.update(me(), tutorial_done=True)
-    response = redirect(url_for("dashboard.index"))
-    response.headers["HX-Refresh"] = "true"
-    return response
+    return redirect(url_for("dashboard.index"))
 
 
 @bp.get("/dashboard/constance")
@@ -87,6 +85,15 @@ def coming_soon(area):
     if found is None or found.endpoint:
         abort(404)
     return render_page("dashboard/coming_soon.html", area=found, active=found.slug)
+
+
+@bp.app_template_filter("sentence_case")
+def sentence_case(text):
+    """A date that starts a heading or a line gets a capital first letter, and only that one:
+    Portuguese writes "Segunda-feira, 30 de novembro de 2026", never "Segunda-Feira, 30 De Novembro"
+    (what CSS `text-transform: capitalize` makes of it)."""
+    text = str(text)
+    return text[:1].upper() + text[1:]
 
 
 def _day_part(hour):

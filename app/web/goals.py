@@ -109,6 +109,9 @@ def edit_form(goal_id):
     goal = goals.get(acting_user(), goal_id)
     values = {
         "name": goal.name,
+        "consequence": _(
+            "“%(name)s” will be deleted; its sub-goals move up a level. XP already earned stays.", name=goal.name
+        ),
         "description": goal.description,
         "motivation": goal.motivation,
         "icon": goal.icon,
@@ -155,6 +158,9 @@ def _confirmation(goal):
     context = {
         "title": _("Delete this goal?"),
         "name": goal.name,
+        "consequence": _(
+            "“%(name)s” will be deleted; its sub-goals move up a level. XP already earned stays.", name=goal.name
+        ),
         "action": url_for("goals.delete", goal_id=goal.id),
         "error": None,
         "dialog_fragment": fragment,

@@ -73,6 +73,7 @@ def edit_form(habit_id):
     habit = habits.get(acting_user(), habit_id)
     values = {
         "name": habit.name,
+        "consequence": _("“%(name)s”, its check history and its XP will be deleted.", name=habit.name),
         "description": habit.description,
         "motivation": habit.motivation,
         "icon": habit.icon,
@@ -97,7 +98,9 @@ def edit(habit_id):
 @bp.get("/<habit_id>/delete")
 @login_required
 def confirm_delete(habit_id):
-    return _confirmation(habits.get(acting_user(), habit_id))
+    """Asks first, or says up front why it cannot be deleted yet (no button the server would refuse)."""
+    habit = habits.get(acting_user(), habit_id)
+    return _confirmation(habit, habits.deletion_refusal(acting_user(), habit.id), status=200)
 
 
 @bp.post("/<habit_id>/delete")
@@ -111,13 +114,15 @@ def delete(habit_id):
     return done("habits.index")
 
 
-def _confirmation(habit, error=None):
+def _confirmation(habit, error=None, status=None):
     fragment = "categories/_confirm_delete.html"
     context = {
         "title": _("Delete this habit?"),
         "name": habit.name,
+        "consequence": _("“%(name)s”, its check history and its XP will be deleted.", name=habit.name),
         "action": url_for("habits.delete", habit_id=habit.id),
         "error": error,
         "dialog_fragment": fragment,
     }
-    return render_template(fragment if is_htmx() else DIALOG_PAGE, **context), error.status if error else 200
+    body = render_template(fragment if is_htmx() else DIALOG_PAGE, **context)
+    return body, status or (error.status if error else 200)

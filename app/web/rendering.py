@@ -1,6 +1,10 @@
 """Rendering a page or just its fragment, depending on who asked."""
 
+import json
+
 from flask import g, render_template, request
+
+from app import events
 
 
 def is_htmx():
@@ -20,7 +24,19 @@ def render_page(template, fragment=None, status=200, **context):
     return render_template(chosen, **context), status
 
 
-def trigger(event):
+def trigger(event, detail=None):
     """Ask the page to fire `event` after this response (e.g. "dialog:close"), beside any
-    domain announcements the request made."""
-    g.setdefault("client_events", set()).add(event)
+    domain announcements the request made; `detail` (a dict) becomes the event's detail."""
+    g.setdefault("client_events", {})[event] = detail
+
+
+def hx_trigger(domains, client_events):
+    """The HX-Trigger value: a plain list of names, or JSON once an event carries a detail.
+
+    The JSON is ASCII (`\\u` escapes), since a header cannot carry "Hábito" as it is."""
+    names = ([events.hx_trigger_header(domains)] if domains else []) + sorted(client_events)
+    if not any(client_events.values()):
+        return ", ".join(names)
+    every = {f"domain:{name}": None for name in sorted(domains or ())}
+    every.update(client_events)
+    return json.dumps(every, ensure_ascii=True)

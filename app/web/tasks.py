@@ -73,6 +73,7 @@ def edit_form(task_id):
     task = tasks.get(acting_user(), task_id)
     values = {
         "name": task.name,
+        "consequence": _("“%(name)s” and its check history will be deleted.", name=task.name),
         "description": task.description,
         "icon": task.icon,
         "importance": task.importance,
@@ -97,7 +98,9 @@ def edit(task_id):
 @bp.get("/<task_id>/delete")
 @login_required
 def confirm_delete(task_id):
-    return _confirmation(tasks.get(acting_user(), task_id))
+    """Asks first, or says up front why it cannot be deleted yet (no button the server would refuse)."""
+    task = tasks.get(acting_user(), task_id)
+    return _confirmation(task, tasks.deletion_refusal(acting_user(), task.id), status=200)
 
 
 @bp.post("/<task_id>/delete")
@@ -111,13 +114,15 @@ def delete(task_id):
     return done("tasks.index")
 
 
-def _confirmation(task, error=None):
+def _confirmation(task, error=None, status=None):
     fragment = "categories/_confirm_delete.html"
     context = {
         "title": _("Delete this task?"),
         "name": task.name,
+        "consequence": _("“%(name)s” and its check history will be deleted.", name=task.name),
         "action": url_for("tasks.delete", task_id=task.id),
         "error": error,
         "dialog_fragment": fragment,
     }
-    return render_template(fragment if is_htmx() else DIALOG_PAGE, **context), error.status if error else 200
+    body = render_template(fragment if is_htmx() else DIALOG_PAGE, **context)
+    return body, status or (error.status if error else 200)

@@ -26,6 +26,11 @@
       box.showModal();
       var first = box.querySelector("[autofocus], input, select, textarea, button");
       if (first) first.focus();
+      // An icon grid scrolls by itself: bring the chosen icon into its view.
+      box.querySelectorAll("[data-icon-grid]").forEach(function (grid) {
+        var chosen = grid.querySelector("input:checked");
+        if (chosen) grid.scrollTop = chosen.parentNode.offsetTop - grid.clientHeight / 2;
+      });
     }
   });
   document.addEventListener("dialog:close", function () {
@@ -37,6 +42,51 @@
       var box = dialog();
       if (box && box.open) box.close();
     }
+  });
+
+  // The phone's "More" sheet closes on Escape and on any click outside it (the assistant's launcher included).
+  function openMenus() { return document.querySelectorAll("details[data-more-menu][open]"); }
+  document.addEventListener("click", function (event) {
+    openMenus().forEach(function (menu) {
+      if (!menu.contains(event.target)) menu.open = false;
+    });
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    openMenus().forEach(function (menu) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    });
+  });
+
+  // A write's confirmation: the server names it in an HX-Trigger "toast" event ({message, kind});
+  // it joins the #toasts live region, so screen readers hear it, and leaves by itself.
+  document.body.addEventListener("toast", function (event) {
+    var region = document.getElementById("toasts");
+    var detail = event.detail || {};
+    if (!region || !detail.message) return;
+    var toast = document.createElement("div");
+    toast.className = "toast toast-" + (detail.kind || "success");
+    toast.setAttribute("role", detail.kind === "error" ? "alert" : "status");
+    toast.setAttribute("data-testid", "toast");
+    var title = document.createElement("strong");
+    title.textContent = detail.message;
+    toast.appendChild(title);
+    region.appendChild(toast);
+    window.setTimeout(function () { toast.remove(); }, detail.kind === "error" ? 8000 : 5000);
+  });
+
+  // Crossing a level is celebrated on any page: the shell's #celebration region shows the card
+  // from its <template>, unless the response already brought its own celebration.
+  document.body.addEventListener("level:up", function (event) {
+    var region = document.getElementById("celebration");
+    var card = document.getElementById("level-up-card");
+    if (!region || !card || region.querySelector("dialog[open]")) return;
+    var copy = card.content.cloneNode(true);
+    copy.querySelectorAll("[data-level]").forEach(function (slot) { slot.textContent = event.detail.value; });
+    region.replaceChildren(copy);
+    var button = region.querySelector("button");
+    if (button) button.focus();
   });
 
   // Error fragments are meant to be seen: let htmx swap 4xx/5xx answers into their target.

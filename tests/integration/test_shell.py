@@ -13,7 +13,7 @@ def test_the_dashboard_shows_the_navigation(signed_in):
     page = signed_in.get("/dashboard").get_data(as_text=True)
     for label in (
         "Dashboard",
-        "Today",
+        "Routines",
         "Habits",
         "Tasks",
         "Goals",

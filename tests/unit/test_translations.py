@@ -43,3 +43,15 @@ def test_placeholders_survive_translation():
 def test_error_keys_are_stable_upper_snake_codes():
     for key in MESSAGES:
         assert re.fullmatch(r"[A-Z][A-Z0-9_]+", key), key
+
+
+def test_every_plural_form_has_its_portuguese():
+    """The Portuguese of "3 sections" is "3 seções": a plural entry with any form left empty would
+    fall back to English for that count."""
+    plurals = [message for message in catalog() if message.id and isinstance(message.id, tuple | list)]
+    assert plurals
+    for message in plurals:
+        assert all(message.string), message.id
+        assert not message.fuzzy, message.id
+        for form in message.string:
+            assert "%(num)s" in form, (message.id, form)

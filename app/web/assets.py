@@ -1,0 +1,85 @@
+"""How pages and static files travel: compressed, and static files cached until they change.
+
+Every `url_for("static", filename=...)` carries `v=`, the first 12 hex digits of the file's
+SHA-256. A request that names the file's current `v` is answered with a year-long, immutable
+`Cache-Control`, so moving between pages re-uses the stylesheets, scripts and icon sprite
+without asking the server again; a deploy that changes a file changes its `v`, so browsers fetch
+the new one. A request without `v`, or with an old one (a tab opened before the deploy), is
+served as before and revalidated.
+
+Responses are compressed (zstd, brotli or gzip, as the browser accepts) by Flask-Compress, except
+the assistant's Server-Sent Events, whose every event must reach the browser as it happens.
+"""
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+from flask import request
+from flask_compress import Compress
+from werkzeug.security import safe_join
+
+YEAR = 365 * 24 * 60 * 60
+COMPRESSED = [
+    "text/html",
+    "text/css",
+    "text/plain",
+    "text/javascript",
+    "application/javascript",
+    "application/json",
+    "image/svg+xml",
+]  # not text/event-stream: a compressor holds events back until its buffer fills
+
+compress = Compress()
+
+
+def init_app(app):
+    app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED)
+    app.config.setdefault("COMPRESS_MIN_SIZE", 1024)
+    compress.init_app(app)
+
+    known = {}  # filename -> version; a running server's files only change under `flask run --debug`
+
+    def current_version(filename):
+        if app.debug:
+            return version_of(app.static_folder, filename)
+        if filename not in known:
+            known[filename] = version_of(app.static_folder, filename)
+        return known[filename]
+
+    @app.url_defaults
+    def fingerprint_static(endpoint, values):
+        if endpoint == "static" and "v" not in values:
+            version = current_version(values.get("filename", ""))
+            if version:
+                values["v"] = version
+
+    @app.after_request
+    def cache_fingerprinted(response):
+        if request.endpoint != "static" or response.status_code not in (200, 304):
+            return response
+        version = request.args.get("v")
+        if version and version == current_version((request.view_args or {}).get("filename", "")):
+            response.cache_control.public = True
+            response.cache_control.max_age = YEAR
+            response.cache_control.immutable = True
+            response.cache_control.no_cache = None
+        return response
+
+
+def version_of(folder, filename):
+    """The content version of a static file, or None when there is no such file."""
+    path = safe_join(folder, filename) if filename else None
+    if path is None:
+        return None
+    file = Path(path)
+    if not file.is_file():
+        return None
+    stat = file.stat()
+    return _digest(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=256)
+def _digest(path, _mtime_ns, _size):
+    """Hashed once per file version (the modification time and size are part of the key)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]

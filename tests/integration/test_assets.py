@@ -1,0 +1,74 @@
+"""Pages and static files travel light: static files are named by their content and cached for a
+year, responses are compressed for browsers that accept it, and the assistant's events never are."""
+
+import gzip
+import hashlib
+import re
+from pathlib import Path
+
+import brotli
+from flask import Response
+
+from tests.conftest import standalone_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def static_urls(html):
+    return re.findall(r'(?:href|src)="(/static/[^"#]+)"', html)
+
+
+def test_static_urls_carry_the_version_of_their_content(client):
+    urls = static_urls(client.get("/login").get_data(as_text=True))
+    stylesheet = next(url for url in urls if url.startswith("/static/css/app.css"))
+    content = (ROOT / "static" / "css" / "app.css").read_bytes()
+    assert stylesheet == f"/static/css/app.css?v={hashlib.sha256(content).hexdigest()[:12]}"
+    assert all("?v=" in url for url in urls), urls
+
+
+def test_a_versioned_static_file_is_cached_for_a_year_without_asking_again(client):
+    script = next(url for url in static_urls(client.get("/login").get_data(as_text=True)) if "js/app.js" in url)
+    response = client.get(script.replace("&amp;", "&"))
+    assert response.status_code == 200
+    assert response.cache_control.max_age == 365 * 24 * 60 * 60
+    assert response.cache_control.immutable and response.cache_control.public
+    assert not response.cache_control.no_cache
+
+
+def test_an_unversioned_or_stale_static_file_is_revalidated(client):
+    for url in ("/static/js/app.js", "/static/js/app.js?v=000000000000"):
+        response = client.get(url)
+        assert response.status_code == 200
+        assert response.cache_control.max_age != 365 * 24 * 60 * 60 and not response.cache_control.immutable
+
+
+def test_pages_are_compressed_for_browsers_that_accept_it(client):
+    plain = client.get("/login")
+    squeezed = client.get("/login", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in plain.headers
+    assert squeezed.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(squeezed.data) == plain.data
+    assert len(squeezed.data) < len(plain.data) / 2
+    assert "Accept-Encoding" in squeezed.headers["Vary"]
+
+
+def test_static_files_are_compressed_too(client):
+    """Files are streamed from disk, so they are compressed as a stream: brotli (or zstd), as every
+    current browser accepts."""
+    response = client.get("/static/vendor/htmx-2.0.11.min.js", headers={"Accept-Encoding": "gzip, br"})
+    assert response.headers["Content-Encoding"] == "br"
+    body = brotli.decompress(b"".join(response.response))
+    assert body == (ROOT / "static" / "vendor" / "htmx-2.0.11.min.js").read_bytes()
+
+
+def test_server_sent_events_are_never_compressed():
+    """A compressor holds output back until its buffer fills: each token of an answer must leave now."""
+    app = standalone_app()
+
+    @app.get("/test-stream")
+    def stream():
+        return Response((f"data: {n}\n\n" for n in range(500)), mimetype="text/event-stream")
+
+    response = app.test_client().get("/test-stream", headers={"Accept-Encoding": "gzip, br, zstd"})
+    assert "Content-Encoding" not in response.headers
+    assert response.get_data(as_text=True).startswith("data: 0\n\n")
