@@ -65,7 +65,7 @@ def test_an_ended_turn_watched_from_its_last_id_is_answered_from_the_database(ma
     (refused,) = ana.stream(turn_id)
     assert wait_for_turn(app, turn_id).value == "ENDED"
     (again,) = ana.stream(turn_id, last_event_id=refused["id"])
-    assert again["name"] == "error" and 'data-error="AI_UNAVAILABLE"' in again["data"]
+    assert again["name"] == "failed" and 'data-error="AI_UNAVAILABLE"' in again["data"]
 
 
 class _Rest:
