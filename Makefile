@@ -38,7 +38,7 @@ migrate: setup
 # Refresh the catalogs after changing user-facing strings, then translate app/translations/pt.
 extract: $(VENV)/.installed
 	$(BIN)/pybabel extract -F babel.cfg -k _l -k lazy_gettext -o app/translations/messages.pot .
-	$(BIN)/pybabel update -i app/translations/messages.pot -d app/translations
+	$(BIN)/pybabel update --ignore-obsolete -i app/translations/messages.pot -d app/translations
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache .ruff_cache
