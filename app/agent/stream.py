@@ -7,9 +7,11 @@ user's stream slot is freed — while the turn itself goes on and is saved.
 """
 
 from flask import current_app, render_template
+from flask_babel import force_locale
 
 from app.agent import markdown, runner
 from app.extensions import db
+from app.models import User
 from app.models.agent import ChatMessage, Turn, TurnStatus
 from app.services import assistant
 
@@ -34,7 +36,7 @@ def watch(user, turn, last_event_id=0):
 def _refused(turn):
     """A third simultaneous stream: one error event, and no model call."""
     if turn.status == TurnStatus.PENDING:
-        assistant.end_turn(turn, TurnStatus.ENDED, "TOO_MANY_STREAMS")
+        assistant.withdraw_turn(turn, "TOO_MANY_STREAMS")
     html = runner.render_error(turn.id, turn.text, "TOO_MANY_STREAMS", [], None, keep_bubble=False)
     return [sse(None, "error", html)]
 
@@ -68,8 +70,12 @@ def _follow(app, user_id, turn_id, after, slot):
 
 def _replay_if_finished(turn_id):
     """A finished turn whose live log is gone (expired, or run by another process without Redis):
-    answer from the database."""
+    answer from the database. A turn still RUNNING whose lease lapsed lost its runner (a worker
+    was killed): it is ended here as INTERRUPTED with what its journal holds, then replayed."""
     turn = db.session.get(Turn, turn_id)
+    if turn is not None and assistant.lease_lapsed(turn):
+        assistant.interrupt_turn(turn.id)
+        db.session.refresh(turn)
     if turn is None or turn.status in (TurnStatus.PENDING, TurnStatus.RUNNING):
         return None
     answer = db.session.get(ChatMessage, turn.answer_id) if turn.answer_id else None
@@ -77,6 +83,8 @@ def _replay_if_finished(turn_id):
         html = render_template("agent/_assistant.html", turn_id=turn.id, segments=answer.segments, link=answer.link,
                                ending=answer.ending, render=markdown.render)  # fmt: skip
         return sse(None, "done", html)
-    segments = answer.segments if answer is not None else []
-    html = runner.render_error(turn.id, turn.text, turn.error_key or "TURN_FAILED", segments, None, answer is not None)
+    segments, link = (answer.segments, answer.link) if answer is not None else ([], None)
+    with force_locale(db.session.scalar(db.select(User.language).where(User.id == turn.user_id))):
+        html = runner.render_error(turn.id, turn.text, turn.error_key or "TURN_FAILED", segments, link,
+                                   answer is not None)  # fmt: skip
     return sse(None, "error", html)
