@@ -277,45 +277,70 @@ class TurnRun:
 
     # Endings: each turn ends exactly once, by its runner or by a worker shutting down -----
 
+    def _first_to_end(self):
+        with self._ending:
+            first, self._ended = not self._ended, True
+            return first
+
     def _end(self, ending, key=None):
         """Store the answer as it ended and end the turn (one transaction); only then tell the
         watchers: `done`, or `error` with the key and what was kept."""
-        with self._ending:
-            if self._ended:
-                return
-            self._ended = True
+        if not self._first_to_end():
+            return
+        db.session.rollback()
+        status = TurnStatus.ENDED if key else TurnStatus.DONE
+        try:
+            self._store(ending, status, key)
+        except Exception as failure:
+            log.warning("turn %s could not be persisted", self.turn_id, exc_info=True)
             db.session.rollback()
+            self._send_error("TRANSCRIPT_PERSIST_FAILED", keep_bubble=True)
+            if not isinstance(failure, assistant.TurnAlreadyEnded):
+                self._keep_trying_to_store(ending, status, key)
+            return
+        if key:
+            self._send_error(key, keep_bubble=True)
+            return
+        TURNS.labels("done").inc()
+        self.send("done", render_template("agent/_assistant.html", turn_id=self.turn_id, segments=self.segments.items,
+                                          link=self.link, ending=ending, render=markdown.render))  # fmt: skip
+
+    def _store(self, ending, status, key):
+        assistant.end_turn_with_answer(
+            self.turn, segments=self.segments.items, transcript=self._answer_transcript(), link=self.link,
+            ending=ending, status=status, error_key=key,
+        )  # fmt: skip
+
+    def _keep_trying_to_store(self, ending, status, key):
+        """The watchers were told the answer was not saved, but it may still be: a locked
+        database frees up, a write that failed once succeeds. Try again for a lease's length (the
+        turn is still this process's, so its lease is renewed and the sweep spares it), then leave
+        the journal behind for the sweep."""
+        give_up = time.monotonic() + self.app.config["AGENT_LEASE_SECONDS"]
+        pause = 0.25
+        while time.monotonic() < give_up:
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
             try:
-                assistant.end_turn_with_answer(
-                    self.turn, segments=self.segments.items, transcript=self._answer_transcript(), link=self.link,
-                    ending=ending, status=TurnStatus.ENDED if key else TurnStatus.DONE, error_key=key,
-                )  # fmt: skip
+                self._store(ending, status, key)
+                return
+            except assistant.TurnAlreadyEnded:
+                return
             except Exception:
-                log.exception("turn %s could not be persisted", self.turn_id)
                 db.session.rollback()
-                self._journal()  # what it can: the sweep ends the turn later from this record
-                self._send_error("TRANSCRIPT_PERSIST_FAILED", keep_bubble=True)
-                return
-            if key:
-                self._send_error(key, keep_bubble=True)
-                return
-            TURNS.labels("done").inc()
-            self.send("done", render_template("agent/_assistant.html", turn_id=self.turn_id,
-                                              segments=self.segments.items, link=self.link, ending=ending,
-                                              render=markdown.render))  # fmt: skip
+        log.error("turn %s: gave up saving its answer; the sweep ends it from its journal", self.turn_id)
+        self._journal()
 
     def _withdraw(self, key):
         """Nothing happened: the user's message leaves the chat and goes back to the composer."""
-        with self._ending:
-            if self._ended:
-                return
-            self._ended = True
-            try:
-                assistant.withdraw_turn(self.turn, key)
-            except Exception:  # the chat (and with it the turn) may be gone; the client still hears why
-                log.warning("turn %s: could not record its ending %s", self.turn_id, key)
-                db.session.rollback()
-            self._send_error(key, keep_bubble=False)
+        if not self._first_to_end():
+            return
+        try:
+            assistant.withdraw_turn(self.turn, key)
+        except Exception:  # the chat (and with it the turn) may be gone; the client still hears why
+            log.warning("turn %s: could not record its ending %s", self.turn_id, key)
+            db.session.rollback()
+        self._send_error(key, keep_bubble=False)
 
     def stop_for_shutdown(self):
         """Ask the turn to end as INTERRUPTED at its next event (a worker is stopping)."""
@@ -375,6 +400,10 @@ class RunningTurns:
         with self._lock:
             return [run for run in self._runs if app is None or run.app is app]
 
+    def runs(self, turn_id):
+        """Whether this process is running the turn (then it is not abandoned, whatever its lease)."""
+        return any(run.turn_id == turn_id for run in self.of())
+
 
 RUNNING = RunningTurns()
 
@@ -406,13 +435,13 @@ def _keep(app, resident):
             try:
                 with sqlite_patience(every / 2):
                     assistant.renew_leases([run.turn_id for run in runs])
-                    assistant.end_abandoned_turns()
+                    assistant.end_abandoned_turns(sparing=[run.turn_id for run in RUNNING.of()])
             except Exception:
                 log.warning("turn leases could not be renewed this time", exc_info=True)
             finally:
                 db.session.remove()
         idle_rounds = 0 if runs else idle_rounds + 1
-        if not resident and idle_rounds >= 2:
+        if not resident and idle_rounds >= 4:  # outlives the lease: a turn it failed to end is swept
             with _keepers_lock:
                 if not RUNNING.of(app):
                     app.extensions.pop("turn_lease_keeper", None)

@@ -6,6 +6,8 @@ heartbeat is also how a dead client is noticed: the write fails, the generator i
 user's stream slot is freed — while the turn itself goes on and is saved.
 """
 
+import logging
+
 from flask import current_app, render_template
 from flask_babel import force_locale
 
@@ -14,6 +16,8 @@ from app.extensions import db
 from app.models import User
 from app.models.agent import ChatMessage, Turn, TurnStatus
 from app.services import assistant
+
+log = logging.getLogger("beyou.agent")
 
 
 def sse(event_id, name, data):
@@ -73,8 +77,12 @@ def _replay_if_finished(turn_id):
     answer from the database. A turn still RUNNING whose lease lapsed lost its runner (a worker
     was killed): it is ended here as INTERRUPTED with what its journal holds, then replayed."""
     turn = db.session.get(Turn, turn_id)
-    if turn is not None and assistant.lease_lapsed(turn):
-        assistant.interrupt_turn(turn.id)
+    if turn is not None and assistant.lease_lapsed(turn) and not runner.RUNNING.runs(turn.id):
+        try:
+            assistant.interrupt_turn(turn.id)
+        except Exception:  # a locked database: the next heartbeat, or the sweep, tries again
+            db.session.rollback()
+            log.warning("turn %s: could not end it as interrupted this time", turn_id, exc_info=True)
         db.session.refresh(turn)
     if turn is None or turn.status in (TurnStatus.PENDING, TurnStatus.RUNNING):
         return None

@@ -312,15 +312,16 @@ def lease_lapsed(turn):
     return turn.status == TurnStatus.RUNNING and (turn.lease_until is None or _aware(turn.lease_until) < now())
 
 
-def end_abandoned_turns():
+def end_abandoned_turns(sparing=()):
     """The sweep: end every RUNNING turn whose lease lapsed as INTERRUPTED (each in its own
-    transaction). Returns how many it ended."""
+    transaction), except those in `sparing` (run by the caller's own process, alive though a
+    locked database kept their leases from being renewed). Returns how many it ended."""
     stale = db.session.scalars(
         db.select(Turn.id).where(
             Turn.status == TurnStatus.RUNNING, or_(Turn.lease_until.is_(None), Turn.lease_until < now())
         )
     ).all()
-    return sum(interrupt_turn(turn_id) for turn_id in stale)
+    return sum(interrupt_turn(turn_id) for turn_id in stale if turn_id not in set(sparing))
 
 
 def end_turn(turn, status, error_key=None):
