@@ -92,7 +92,8 @@ def _replay_if_finished(turn_id):
                                ending=answer.ending, render=markdown.render)  # fmt: skip
         return sse(None, "done", html)
     segments, link = (answer.segments, answer.link) if answer is not None else ([], None)
+    in_the_chat = answer is not None or turn.question_id is not None  # else its text goes back to the composer
     with force_locale(db.session.scalar(db.select(User.language).where(User.id == turn.user_id))):
         html = runner.render_error(turn.id, turn.text, turn.error_key or "TURN_FAILED", segments, link,
-                                   answer is not None)  # fmt: skip
+                                   in_the_chat)  # fmt: skip
     return sse(None, "error", html)

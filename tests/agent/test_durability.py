@@ -97,6 +97,32 @@ def test_a_turn_that_reached_no_model_takes_its_message_back_to_the_composer(ana
     )  # fmt: skip
 
 
+def test_a_refused_third_stream_leaves_no_message_and_gives_the_text_back(ana, fake, agent_app):
+    fake.script("mistral", Reply.says("slow", " one", pace=0.6), Reply.says("slow", " two", pace=0.6))
+    chats = [ana.new_chat() for _ in range(3)]
+    turns = [ana.send_ok(chat, f"hello {n}") for n, chat in enumerate(chats)]
+    held = [ana.open_stream(turn) for turn in turns[:2]]
+    for live in held:
+        live.until("token")
+    (refused,) = ana.stream(turns[2])
+    assert 'data-error="TOO_MANY_STREAMS"' in refused["data"] and ">hello 2</textarea>" in refused["data"]
+    for live in held:
+        live.rest()
+    assert "hello 2" not in ana.http.get(f"/ai/agent/chats/{chats[2]}").get_data(as_text=True)
+    asked = [segments[0]["text"] for role, segments, *_ in saved_messages(agent_app) if role == "USER"]
+    assert asked == ["hello 0", "hello 1"]
+
+
+def test_a_turn_cancelled_before_anyone_watched_keeps_its_message_in_the_chat(ana, fake, agent_app):
+    chat_id = ana.new_chat()
+    first = ana.send_ok(chat_id, "first")
+    ana.send_ok(chat_id, "actually, second")  # the first had not started: it ends here, unanswered
+    (ending,) = ana.stream(first)
+    assert 'data-error="TURN_CANCELLED"' in ending["data"]
+    assert "</textarea>" not in ending["data"]  # its text stays where it is, in the chat
+    assert [r[1][0]["text"] for r in saved_messages(agent_app)] == ["first", "actually, second"]
+
+
 def test_a_focus_entry_of_another_user_is_not_found_like_an_unknown_one(ana, fake, agent_app):
     make_user(agent_app, email="bruno@example.com", name="Bruno")
     with agent_app.app_context():
