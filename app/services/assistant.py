@@ -276,6 +276,7 @@ def withdraw_turn(turn, error_key):
     transaction. The client takes the typed text back into the composer, so keeping it in the
     chat as well would show it twice once sent again."""
     db.session.rollback()
+    its_messages = [turn.question_id, turn.answer_id]
     ended = db.session.execute(
         update(Turn)
         .where(Turn.id == turn.id, Turn.status.in_([TurnStatus.PENDING, TurnStatus.RUNNING]))
@@ -283,7 +284,7 @@ def withdraw_turn(turn, error_key):
                 question_id=None, answer_id=None)
     ).rowcount  # fmt: skip
     if ended == 1:
-        db.session.execute(delete(ChatMessage).where(ChatMessage.id.in_([turn.question_id, turn.answer_id])))
+        db.session.execute(delete(ChatMessage).where(ChatMessage.id.in_(its_messages)))
     db.session.commit()
     return ended == 1
 
