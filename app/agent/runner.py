@@ -128,7 +128,6 @@ class TurnRun:
     # -------------------------------------------------------------------------------------
 
     def run(self):
-        RUNNING.add(self)
         try:
             with self.app.app_context():
                 # One query for the turn, its user and its chat (start_turn checked the chat is theirs).
@@ -371,6 +370,7 @@ def start_in_background(turn_id):
     """Run the claimed turn on its own thread (a greenlet under gevent)."""
     app = current_app._get_current_object()
     run = TurnRun(app, turn_id)
+    RUNNING.add(run)  # before its keeper looks: a keeper with no turn to keep stops
     thread = threading.Thread(target=run.run, name=f"turn-{turn_id}", daemon=True)
     thread.start()
     keep_leases(app)
@@ -410,8 +410,9 @@ RUNNING = RunningTurns()
 
 def keep_leases(app, resident=False):
     """Start the app's lease keeper unless it runs already: every third of the lease it renews
-    the leases of the turns this process runs and ends the abandoned ones (the sweep). A
-    `resident` keeper (a server worker's) runs for good; otherwise it stops when no turn runs."""
+    the leases of the turns this process runs. A `resident` keeper (a server worker's) runs for
+    good and also ends abandoned turns, whoever ran them (the sweep, like the clock's); any other
+    keeper stops when this process runs no turn."""
     with _keepers_lock:
         keeper = app.extensions.get("turn_lease_keeper")
         if keeper is not None and keeper.is_alive():
@@ -435,13 +436,14 @@ def _keep(app, resident):
             try:
                 with sqlite_patience(every / 2):
                     assistant.renew_leases([run.turn_id for run in runs])
-                    assistant.end_abandoned_turns(sparing=[run.turn_id for run in RUNNING.of()])
+                    if resident:
+                        assistant.end_abandoned_turns(sparing=[run.turn_id for run in RUNNING.of()])
             except Exception:
                 log.warning("turn leases could not be renewed this time", exc_info=True)
             finally:
                 db.session.remove()
         idle_rounds = 0 if runs else idle_rounds + 1
-        if not resident and idle_rounds >= 4:  # outlives the lease: a turn it failed to end is swept
+        if not resident and idle_rounds >= 2:
             with _keepers_lock:
                 if not RUNNING.of(app):
                     app.extensions.pop("turn_lease_keeper", None)
