@@ -12,8 +12,8 @@
 - `worker_int` (a quick shutdown) and `worker_exit` end whatever still runs, the same way.
 """
 
+import _thread
 import signal
-import threading
 
 from app.config import profile
 
@@ -43,7 +43,9 @@ def post_worker_init(worker):
 
     def stop(signum, frame):
         previous(signum, frame)  # gunicorn's: stop accepting, let open requests finish
-        threading.Thread(target=runner.stop_running_turns, name="stop-turns", daemon=True).start()
+        # Not threading.Thread().start(): it waits for the thread to start, which gevent refuses
+        # inside a signal handler; start_new_thread returns at once (a greenlet under gevent).
+        _thread.start_new_thread(runner.stop_running_turns, ())
 
     signal.signal(signal.SIGTERM, stop)
     signal.siginterrupt(signal.SIGTERM, False)
