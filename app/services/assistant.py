@@ -325,13 +325,6 @@ def end_abandoned_turns(sparing=()):
     return sum(interrupt_turn(turn_id) for turn_id in stale if turn_id not in set(sparing))
 
 
-def end_turn(turn, status, error_key=None):
-    turn.status = status
-    turn.error_key = error_key
-    turn.finished_at = now()
-    db.session.commit()
-
-
 def _append_to_chat(chat_id, place):
     """Commit `place(chat, position)`, which adds rows after the chat's last message.
 
