@@ -66,15 +66,11 @@ class ChatMessage(db.Model):
     # What the model sees next time: the portable messages of this turn (tool calls and results).
     transcript: Mapped[list] = mapped_column(JSON, default=list)
     link: Mapped[str | None] = mapped_column(String(32))  # which chain link answered
+    # None on an answer still being written (its turn is RUNNING) and on the user's messages.
     ending: Mapped[Ending | None] = mapped_column(Enum(Ending, native_enum=False, length=16))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     chat: Mapped[Chat] = relationship(back_populates="messages")
-
-    @property
-    def being_written(self):
-        """An answer whose turn is still running: what it has said and done so far."""
-        return self.role == Role.ASSISTANT and self.ending is None
 
 
 class TurnStatus(enum.StrEnum):
