@@ -84,8 +84,6 @@ def _replay_if_finished(turn_id):
             db.session.rollback()
             log.warning("turn %s: could not end it as interrupted this time", turn_id, exc_info=True)
         db.session.refresh(turn)
-    if turn is None and not runner.RUNNING.runs(turn_id):  # deleted with its chat: nothing more will come
-        return sse(None, "error", runner.render_error(turn_id, "", "TURN_NOT_FOUND", [], None, keep_bubble=True))
     if turn is None or turn.status in (TurnStatus.PENDING, TurnStatus.RUNNING):
         return None
     answer = db.session.get(ChatMessage, turn.answer_id) if turn.answer_id else None
