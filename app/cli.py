@@ -1,5 +1,5 @@
 """Command-line commands: `flask seed-demo`, `flask users make-admin EMAIL`, `flask day-close`,
-`flask clock`."""
+`flask end-abandoned-turns`, `flask clock`."""
 
 import time
 
@@ -8,7 +8,7 @@ from flask import current_app
 from flask.cli import AppGroup, with_appcontext
 
 from app.extensions import db
-from app.services import accounts, day_close, demo
+from app.services import accounts, assistant, day_close, demo
 from app.services.errors import NotFound
 
 users_cli = AppGroup("users", help="Manage accounts.")
@@ -50,23 +50,45 @@ def close_days():
         raise click.ClickException(f"The close failed for {len(report.failed)} user(s); see the log.")
 
 
+@click.command("end-abandoned-turns")
+@with_appcontext
+def end_abandoned_turns():
+    """End the assistant's turns whose worker is gone (their lease lapsed) as INTERRUPTED."""
+    click.echo(f"Ended {assistant.end_abandoned_turns()} abandoned turn(s).")
+
+
 @click.command("clock")
 @click.option("--every", default=600, show_default=True, help="Seconds between two day closes.")
 @with_appcontext
 def clock(every):
-    """Run the day close now and then every few minutes, for ever (the Procfile's clock process).
+    """Run the day close now and then every few minutes, for ever (the Procfile's clock process);
+    in between, every third of a turn lease, end the assistant's abandoned turns.
 
-    Each user's day closes shortly after their own midnight, whatever their time zone."""
+    Each user's day closes shortly after their own midnight, whatever their time zone. A turn
+    whose worker was killed is ended within a minute even if nobody watches it again."""
+    sweep_every = max(current_app.config["AGENT_LEASE_SECONDS"] / 3, 1)
+    next_close = time.monotonic()
     while True:
-        report = day_close.close_days()
-        if report.days or report.failed:
-            click.echo(f"Closed {report.days} day(s) for {report.users} user(s); {len(report.failed)} failed.")
+        if time.monotonic() >= next_close:
+            report = day_close.close_days()
+            if report.days or report.failed:
+                click.echo(f"Closed {report.days} day(s) for {report.users} user(s); {len(report.failed)} failed.")
+            next_close = time.monotonic() + max(every, 1)
+        try:
+            ended = assistant.end_abandoned_turns()
+        except Exception as error:  # a locked or unreachable database: the next pass tries again
+            db.session.rollback()
+            click.echo(f"The sweep of abandoned turns failed this time: {error}", err=True)
+        else:
+            if ended:
+                click.echo(f"Ended {ended} abandoned assistant turn(s) as interrupted.")
         db.session.remove()  # no rows held between runs
-        time.sleep(max(every, 1))
+        time.sleep(min(sweep_every, max(next_close - time.monotonic(), 0.1)))
 
 
 def init_app(app):
     app.cli.add_command(users_cli)
     app.cli.add_command(seed_demo)
     app.cli.add_command(close_days)
+    app.cli.add_command(end_abandoned_turns)
     app.cli.add_command(clock)

@@ -73,6 +73,9 @@ class Config:
     AGENT_TURN_SECONDS = int(_env("BEYOU_AGENT_TURN_SECONDS", "180"))
     AGENT_MAX_ROUNDS = 8  # model calls (tool rounds) in one turn
     AGENT_HEARTBEAT_SECONDS = float(_env("BEYOU_AGENT_HEARTBEAT_SECONDS", "15"))
+    # A running turn's lease: its runner renews it every third of this; a RUNNING turn whose lease
+    # lapsed has lost its runner (a killed worker) and is ended as INTERRUPTED.
+    AGENT_LEASE_SECONDS = float(_env("BEYOU_AGENT_LEASE_SECONDS", "30"))
     AGENT_STREAMS_PER_USER = 2
     AGENT_RATE_LIMIT = _env("BEYOU_AGENT_RATE_LIMIT", "30 per hour")
 

@@ -1,5 +1,10 @@
 """Flask extensions, created unbound and attached in create_app()."""
 
+import contextlib
+import sqlite3
+import threading
+import time
+
 from flask_babel import Babel
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -39,11 +44,74 @@ limiter = Limiter(key_func=get_remote_address, default_limits=[])
 def _sqlite_enforces_foreign_keys(dbapi_connection, _record):
     """SQLite ignores ON DELETE rules unless asked; the domain relies on them (account deletion,
     refusing to delete a category in use). WAL lets background turns read while requests write."""
-    if type(dbapi_connection).__module__.startswith("sqlite3"):
+    if isinstance(dbapi_connection, sqlite3.Connection):
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         # Readers do not block the writer (a streaming turn reads while a page writes).
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")  # with WAL: safe, and commits skip an fsync
-        cursor.execute("PRAGMA busy_timeout=5000")
+        # A lock is waited for in Python (see PatientSqlite), not in SQLite's C busy handler:
+        # under gevent that handler would freeze every greenlet of the worker while it waits.
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SLICE_MS}")
         cursor.close()
+
+
+# Waiting for another connection's SQLite write lock -----------------------------------------
+
+SQLITE_BUSY_SLICE_MS = 20  # what one attempt may block the whole process for
+SQLITE_PATIENCE_SECONDS = 5.0  # how long a statement waits for a lock, in all, by default
+_patience = threading.local()  # a greenlet-local under gevent
+
+
+@contextlib.contextmanager
+def sqlite_patience(seconds):
+    """Wait at most `seconds` for SQLite locks inside this block (on this thread or greenlet):
+    writes that can be skipped and retried later (a turn's journal) ask for less."""
+    before = getattr(_patience, "seconds", None)
+    _patience.seconds = seconds
+    try:
+        yield
+    finally:
+        _patience.seconds = before
+
+
+def _patiently(attempt, *args):
+    """Run `attempt`; while SQLite answers "locked", sleep and try again — time.sleep yields to
+    the other greenlets under gevent — until the patience runs out, then raise as SQLite would."""
+    seconds = getattr(_patience, "seconds", None)
+    deadline = time.monotonic() + (SQLITE_PATIENCE_SECONDS if seconds is None else seconds)
+    pause = 0.005
+    while True:
+        try:
+            return attempt(*args)
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+class PatientCursor(sqlite3.Cursor):
+    def execute(self, sql, parameters=(), /):
+        return _patiently(super().execute, sql, parameters)
+
+    def executemany(self, sql, parameters, /):
+        return _patiently(super().executemany, sql, parameters)
+
+
+class PatientSqlite(sqlite3.Connection):
+    """A SQLite connection that waits for locks cooperatively. A statement that found the
+    database locked changed nothing, so trying it again is safe; pysqlite opens a transaction
+    only at the first write, so no read snapshot goes stale between two attempts."""
+
+    def cursor(self, factory=PatientCursor):
+        return super().cursor(factory)
+
+    def commit(self):
+        return _patiently(super().commit)
+
+
+@event.listens_for(Engine, "do_connect")
+def _sqlite_waits_patiently(dialect, _record, _cargs, cparams):
+    if dialect.name == "sqlite" and dialect.driver == "pysqlite":
+        cparams.setdefault("factory", PatientSqlite)

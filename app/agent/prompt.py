@@ -49,10 +49,10 @@ def system_prompt(user, chat, turn):
     )
 
 
-def history(chat):
-    """The last 20 messages as portable messages, tool rounds included."""
+def history(chat, turn):
+    """The last 20 messages before the turn's own, as portable messages, tool rounds included."""
     messages = []
-    for row in assistant.window(chat, WINDOW):
+    for row in assistant.window(chat, WINDOW, turn=turn):
         messages.extend(Message.model_validate(item) for item in row.transcript)
     return messages
 
@@ -61,6 +61,6 @@ def request_for(user, chat, turn, this_turn):
     """The request for the next model call: history, then this turn's messages so far."""
     return ChatRequest(
         system=system_prompt(user, chat, turn),
-        messages=[*history(chat), *this_turn],
+        messages=[*history(chat, turn), *this_turn],
         tools=registry.specs(),
     )

@@ -4,11 +4,18 @@ back, until the model answers — then persist, and only then say `done`.
 Every event goes through `Turn.send`, which records it in the turn log before any watcher can
 write it to a socket: a dead client never costs the transcript, and a reconnect replays it.
 The turn runs in the background, so it finishes and is saved even when nobody is watching.
+
+What the turn says and does is also journaled on its answer row as it goes — each tool call
+before it runs and after, and about every second of text — and this process renews the turn's
+lease while it runs, so a worker that dies mid-turn leaves a record that a watcher or the sweep
+ends as INTERRUPTED. A worker shutting down (SIGTERM) ends its turns the same way, itself.
 """
 
+import copy
 import logging
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 
 from flask import current_app, render_template
@@ -19,8 +26,16 @@ from prometheus_client import Counter
 
 from app.agent import markdown, prompt
 from app.agent.tools import registry
-from app.extensions import db
-from app.llm import ChainExhausted, LLMNotConfigured, Message, StreamInterrupted, TextDelta, ToolCallReady
+from app.extensions import db, sqlite_patience
+from app.llm import (
+    ChainExhausted,
+    DeadlineReached,
+    LLMNotConfigured,
+    Message,
+    StreamInterrupted,
+    TextDelta,
+    ToolCallReady,
+)
 from app.llm import Completed as ModelCompleted
 from app.models import User
 from app.models.agent import Chat, Ending, Turn, TurnStatus
@@ -29,6 +44,10 @@ from app.services import assistant
 log = logging.getLogger("beyou.agent")
 
 TURNS = Counter("beyou_agent_turns_total", "Agent turns by how they ended", ["ending"])
+
+JOURNAL_EVERY = 1.0  # seconds of streaming text between two journal writes
+JOURNAL_PATIENCE = 0.5  # a journal write waits this long for a SQLite lock, then tries next time
+SHUTDOWN_GRACE = 3.0  # seconds a stopping worker lets its turns end themselves
 
 
 class TurnStopped(Exception):
@@ -51,6 +70,12 @@ class Segments:
         else:
             self.items.append({"type": "text", "text": chunk})
 
+    def tool_started(self, name, tool):
+        """A tool about to run: journaled before it runs, so a crash while it runs still shows
+        that it may have acted (the card reads "interrupted" until its outcome replaces it)."""
+        self.items.append({"type": "tool", "tool": name, "kind": tool.kind if tool else "read", "domains": [],
+                           "unfinished": True})  # fmt: skip
+
     def tool(self, outcome):
         tool = outcome.tool
         segment = {
@@ -63,11 +88,24 @@ class Segments:
             segment["page"] = tool.page
         if outcome.error_key:
             segment["error"] = outcome.error_key
-        self.items.append(segment)
+        if self.items and self.items[-1].get("unfinished"):
+            self.items[-1] = segment
+        else:
+            self.items.append(segment)
 
     @property
     def empty(self):
         return not self.items
+
+
+@dataclass(frozen=True)
+class TurnRef:
+    """The ids a running turn is written through (no ORM row to refresh, or to vanish)."""
+
+    id: object
+    chat_id: object
+    question_id: object
+    answer_id: object
 
 
 class TurnRun:
@@ -76,12 +114,19 @@ class TurnRun:
     def __init__(self, app, turn_id):
         self.app = app
         self.turn_id = turn_id
+        self.turn = None  # a TurnRef once loaded
+        self.language = None
         self.segments = Segments()
         self.transcript = []  # this turn's portable messages: the user's, then each round's
+        self.round = None  # the round being streamed: (text chunks, calls, results)
         self.link = None
         self.tool_count = 0
         self.text = ""
         self._last_cancel_check = time.monotonic()  # the turn was just claimed: no need to ask at once
+        self._journaled_at = time.monotonic()
+        self._shutting_down = False
+        self._ending = threading.Lock()
+        self._ended = False
 
     # The one send function -------------------------------------------------------------
 
@@ -91,19 +136,24 @@ class TurnRun:
     # -------------------------------------------------------------------------------------
 
     def run(self):
-        with self.app.app_context():
-            # One query for the turn, its user and its chat (start_turn checked the chat is theirs).
-            turn, user, chat = db.session.execute(
-                db.select(Turn, User, Chat)
-                .join(User, User.id == Turn.user_id)
-                .join(Chat, Chat.id == Turn.chat_id)
-                .where(Turn.id == self.turn_id)
-            ).one()
-            with force_locale(user.language):
-                try:
-                    self._answer(user, chat, turn)
-                finally:
-                    db.session.remove()
+        try:
+            with self.app.app_context():
+                # One query for the turn, its user and its chat (start_turn checked the chat is theirs).
+                turn, user, chat = db.session.execute(
+                    db.select(Turn, User, Chat)
+                    .join(User, User.id == Turn.user_id)
+                    .join(Chat, Chat.id == Turn.chat_id)
+                    .where(Turn.id == self.turn_id)
+                ).one()
+                self.turn = TurnRef(turn.id, turn.chat_id, turn.question_id, turn.answer_id)
+                self.language = user.language
+                with force_locale(user.language):
+                    try:
+                        self._answer(user, chat, turn)
+                    finally:
+                        db.session.remove()
+        finally:
+            RUNNING.discard(self)
 
     def _answer(self, user, chat, turn):
         config = self.app.config
@@ -120,22 +170,25 @@ class TurnRun:
             else:
                 self._say(_("I stopped here: this took more steps than I am allowed in one answer. "
                             "Tell me to continue if you want me to go on."))  # fmt: skip
-            self._finish(turn, Ending.COMPLETE)
+            self._end(Ending.COMPLETE)
         except LLMNotConfigured:
-            self._end_without_answer(turn, "AI_NOT_CONFIGURED")
+            self._withdraw("AI_NOT_CONFIGURED")
+        except DeadlineReached:  # the turn's own time ran out while no link had answered yet
+            self._end(Ending.TIMEOUT, "TIMEOUT")
         except ChainExhausted:
             if self.segments.empty:
-                self._end_without_answer(turn, "AI_UNAVAILABLE")
+                self._withdraw("AI_UNAVAILABLE")
             else:
-                self._end_with_partial(turn, Ending.FAILED, "AI_UNAVAILABLE")
-        except StreamInterrupted:
-            self._end_with_partial(turn, Ending.INTERRUPTED, "AI_STREAM_INTERRUPTED")
+                self._end(Ending.FAILED, "AI_UNAVAILABLE")
+        except StreamInterrupted as cut:
+            self.link = cut.link  # the link that was answering: "answered by" shows on the partial
+            self._end(Ending.INTERRUPTED, "AI_STREAM_INTERRUPTED")
         except TurnStopped as stopped:
-            self._end_with_partial(turn, stopped.ending, stopped.key)
+            self._end(stopped.ending, stopped.key)
         except Exception:
             log.exception("turn %s failed", self.turn_id)
             db.session.rollback()
-            self._end_with_partial(turn, Ending.FAILED, "TURN_FAILED")
+            self._end(Ending.FAILED, "TURN_FAILED")
 
     def _model_round(self, chain, user, chat, turn, context, deadline):
         """One model call; runs the tool calls it makes. Returns those calls (none: answered)."""
@@ -144,22 +197,25 @@ class TurnRun:
         # connection through a long, silent first token (thousands of turns share the pool).
         db.session.commit()
         text, calls, results, extras = [], [], [], {}
+        self.round = (text, calls, results)
         stream = chain.stream(request, deadline=deadline)
         try:
             for event in stream:
-                self._check_still_wanted(turn, deadline)
+                self._check_still_wanted(deadline)
                 if isinstance(event, TextDelta):
                     text.append(event.text)
                     self.segments.text(event.text)
                     self.send("token", str(escape(event.text)))
+                    if time.monotonic() - self._journaled_at >= JOURNAL_EVERY:
+                        self._journal()
                 elif isinstance(event, ToolCallReady):
-                    calls.append(event.call)
-                    results.append(self._run_tool(context, event.call))
+                    self._run_tool(context, event.call)
                 elif isinstance(event, ModelCompleted):
                     self.link = event.link
                     extras = event.provider_extras
         finally:
             stream.close()
+        self.round = None
         self.transcript.append(
             Message(role="assistant", content="".join(text), tool_calls=calls, provider_extras=dict(extras))
         )
@@ -167,73 +223,150 @@ class TurnRun:
         return calls
 
     def _run_tool(self, context, call):
+        """Run one call of the current round, journaled before it runs and after."""
+        _text, calls, results = self.round
+        calls.append(call)
         self.tool_count += 1
         chip_id = f"tool-{self.turn_id}-{self.tool_count}"
         found = registry.REGISTRY.get(call.name)
+        self.segments.tool_started(call.name, found)
+        self._journal()
         self.send("tool", render_template("agent/_tool.html", chip_id=chip_id, tool=found, name=call.name,
                                           running=True))  # fmt: skip
         outcome = registry.run(context, call.name, call.arguments)
         self.segments.tool(outcome)
+        results.append(Message.tool_result(call, outcome.as_model_content))
+        self._journal()
         self.send(
             "tool",
             render_template("agent/_tool.html", chip_id=chip_id, tool=found, name=call.name, running=False,
                             outcome=outcome, oob=True),
         )  # fmt: skip
-        return Message.tool_result(call, outcome.as_model_content)
 
-    def _check_still_wanted(self, turn, deadline):
+    def _check_still_wanted(self, deadline):
+        if self._shutting_down:
+            raise TurnStopped("TURN_INTERRUPTED", Ending.INTERRUPTED)
         if time.monotonic() > deadline:
             raise TurnStopped("TIMEOUT", Ending.TIMEOUT)
         now = time.monotonic()
         if now - self._last_cancel_check >= 0.25:
             self._last_cancel_check = now
-            if assistant.cancel_requested(turn.id):
+            if assistant.cancel_requested(self.turn_id):
                 raise TurnStopped("TURN_CANCELLED", Ending.CANCELLED)
 
     def _say(self, text):
         self.segments.text(text)
         self.send("token", str(escape(text)))
 
-    # Endings -----------------------------------------------------------------------------
+    # The journal -------------------------------------------------------------------------
 
-    def _persist(self, turn, ending):
+    def _answer_transcript(self):
+        """The portable messages of the answer so far (the user's message is its own row): the
+        finished rounds, then what the current round said and the tool calls it has answered."""
+        messages = self.transcript[1:]
+        if self.round is not None:
+            text, calls, results = self.round
+            answered = calls[: len(results)]
+            if text or answered:
+                messages = [*messages, Message(role="assistant", content="".join(text), tool_calls=answered),
+                            *results]  # fmt: skip
+        return [m.model_dump(exclude_defaults=True) for m in messages]
+
+    def _journal(self):
+        """Write what the turn has said and done so far on its answer row. Best effort: a locked
+        database is waited for briefly, then the next write catches up."""
+        self._journaled_at = time.monotonic()
         try:
-            assistant.record_exchange(
-                turn, self.segments.items, [m.model_dump(exclude_defaults=True) for m in self.transcript],
-                self.link, ending,
-            )  # fmt: skip
+            with sqlite_patience(JOURNAL_PATIENCE):
+                assistant.record_progress(self.turn, copy.deepcopy(self.segments.items), self._answer_transcript(),
+                                          self.link)  # fmt: skip
         except Exception:
-            log.exception("turn %s could not be persisted", self.turn_id)
+            log.warning("turn %s: its journal could not be written this time", self.turn_id, exc_info=True)
             db.session.rollback()
-            return False
-        return True
 
-    def _finish(self, turn, ending):
-        if not self._persist(turn, ending):
-            self._error(turn, "TRANSCRIPT_PERSIST_FAILED", keep_bubble=True)
+    # Endings: each turn ends exactly once, by its runner or by a worker shutting down -----
+
+    def _first_to_end(self):
+        with self._ending:
+            first, self._ended = not self._ended, True
+            return first
+
+    def _end(self, ending, key=None):
+        """Store the answer as it ended and end the turn (one transaction); only then tell the
+        watchers: `done`, or `error` with the key and what was kept."""
+        if not self._first_to_end():
             return
-        assistant.end_turn(turn, TurnStatus.DONE)
+        db.session.rollback()
+        status = TurnStatus.ENDED if key else TurnStatus.DONE
+        try:
+            self._store(ending, status, key)
+        except Exception as failure:
+            log.warning("turn %s could not be persisted", self.turn_id, exc_info=True)
+            db.session.rollback()
+            self._send_error("TRANSCRIPT_PERSIST_FAILED", keep_bubble=True)
+            if not isinstance(failure, assistant.TurnAlreadyEnded):
+                self._keep_trying_to_store(ending, status, key)
+            return
+        if key:
+            self._send_error(key, keep_bubble=True)
+            return
         TURNS.labels("done").inc()
         self.send("done", render_template("agent/_assistant.html", turn_id=self.turn_id, segments=self.segments.items,
                                           link=self.link, ending=ending, render=markdown.render))  # fmt: skip
 
-    def _end_with_partial(self, turn, ending, key):
-        """Keep what was said and done, marked with how it ended; then tell the client why."""
-        if not self._persist(turn, ending):
-            key = "TRANSCRIPT_PERSIST_FAILED"
-        self._error(turn, key, keep_bubble=True)
+    def _store(self, ending, status, key):
+        assistant.end_turn_with_answer(
+            self.turn, segments=self.segments.items, transcript=self._answer_transcript(), link=self.link,
+            ending=ending, status=status, error_key=key,
+        )  # fmt: skip
 
-    def _end_without_answer(self, turn, key):
-        """Nothing happened: nothing is saved; the client takes the message back to the composer."""
-        self._error(turn, key, keep_bubble=False)
+    def _keep_trying_to_store(self, ending, status, key):
+        """The watchers were told the answer was not saved, but it may still be: a locked
+        database frees up, a write that failed once succeeds. Try again for a lease's length (the
+        turn is still this process's, so its lease is renewed and the sweep spares it), then leave
+        the journal behind for the sweep."""
+        give_up = time.monotonic() + self.app.config["AGENT_LEASE_SECONDS"]
+        pause = 0.25
+        while time.monotonic() < give_up:
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
+            try:
+                self._store(ending, status, key)
+                return
+            except assistant.TurnAlreadyEnded:
+                return
+            except Exception:
+                db.session.rollback()
+        log.error("turn %s: gave up saving its answer; the sweep ends it from its journal", self.turn_id)
+        self._journal()
 
-    def _error(self, turn, key, keep_bubble):
-        db.session.rollback()
+    def _withdraw(self, key):
+        """Nothing happened: the user's message leaves the chat and goes back to the composer."""
+        if not self._first_to_end():
+            return
         try:
-            assistant.end_turn(turn, TurnStatus.ENDED, key)
+            assistant.withdraw_turn(self.turn, key)
         except Exception:  # the chat (and with it the turn) may be gone; the client still hears why
             log.warning("turn %s: could not record its ending %s", self.turn_id, key)
             db.session.rollback()
+        self._send_error(key, keep_bubble=False)
+
+    def stop_for_shutdown(self):
+        """Ask the turn to end as INTERRUPTED at its next event (a worker is stopping)."""
+        self._shutting_down = True
+
+    def end_for_shutdown(self):
+        """End the turn from outside, INTERRUPTED with what it has, when its runner is stuck
+        waiting on a provider and the worker cannot wait any longer."""
+        if self.turn is None:
+            return
+        with self.app.app_context(), force_locale(self.language):
+            try:
+                self._end(Ending.INTERRUPTED, "TURN_INTERRUPTED")
+            finally:
+                db.session.remove()
+
+    def _send_error(self, key, keep_bubble):
         TURNS.labels(key.lower()).inc()
         self.send("error", render_error(self.turn_id, self.text, key, self.segments.items, self.link, keep_bubble))
 
@@ -245,7 +378,95 @@ def render_error(turn_id, text, key, segments, link, keep_bubble):
 
 def start_in_background(turn_id):
     """Run the claimed turn on its own thread (a greenlet under gevent)."""
-    run = TurnRun(current_app._get_current_object(), turn_id)
+    app = current_app._get_current_object()
+    run = TurnRun(app, turn_id)
+    RUNNING.add(run)  # before its keeper looks: a keeper with no turn to keep stops
     thread = threading.Thread(target=run.run, name=f"turn-{turn_id}", daemon=True)
     thread.start()
+    keep_leases(app)
     return thread
+
+
+# This process's running turns ------------------------------------------------------------
+
+
+class RunningTurns:
+    """The turns this process is running: their leases are renewed from here, and a worker that
+    is stopping ends them."""
+
+    def __init__(self):
+        self._runs = weakref.WeakSet()
+        self._lock = threading.Lock()
+
+    def add(self, run):
+        with self._lock:
+            self._runs.add(run)
+
+    def discard(self, run):
+        with self._lock:
+            self._runs.discard(run)
+
+    def of(self, app=None):
+        with self._lock:
+            return [run for run in self._runs if app is None or run.app is app]
+
+    def runs(self, turn_id):
+        """Whether this process is running the turn (then it is not abandoned, whatever its lease)."""
+        return any(run.turn_id == turn_id for run in self.of())
+
+
+RUNNING = RunningTurns()
+
+
+def keep_leases(app, resident=False):
+    """Start the app's lease keeper unless it runs already: every third of the lease it renews
+    the leases of the turns this process runs. A `resident` keeper (a server worker's) runs for
+    good and also ends abandoned turns, whoever ran them (the sweep, like the clock's); any other
+    keeper stops when this process runs no turn."""
+    with _keepers_lock:
+        keeper = app.extensions.get("turn_lease_keeper")
+        if keeper is not None and keeper.is_alive():
+            return keeper
+        keeper = threading.Thread(target=_keep, args=(app, resident), name="turn-lease-keeper", daemon=True)
+        app.extensions["turn_lease_keeper"] = keeper
+        keeper.start()
+        return keeper
+
+
+_keepers_lock = threading.Lock()
+
+
+def _keep(app, resident):
+    every = app.config["AGENT_LEASE_SECONDS"] / 3
+    idle_rounds = 0
+    while True:
+        time.sleep(every)
+        runs = RUNNING.of(app)
+        with app.app_context():
+            try:
+                with sqlite_patience(every / 2):
+                    assistant.renew_leases([run.turn_id for run in runs])
+                    if resident:
+                        assistant.end_abandoned_turns(sparing=[run.turn_id for run in RUNNING.of()])
+            except Exception:
+                log.warning("turn leases could not be renewed this time", exc_info=True)
+            finally:
+                db.session.remove()
+        idle_rounds = 0 if runs else idle_rounds + 1
+        if not resident and idle_rounds >= 2:
+            with _keepers_lock:
+                if not RUNNING.of(app):
+                    app.extensions.pop("turn_lease_keeper", None)
+                    return
+
+
+def stop_running_turns(grace=SHUTDOWN_GRACE):
+    """A worker is stopping: each turn it runs ends as INTERRUPTED with its partial answer, by
+    itself at its next event if it can within `grace` seconds, else from here."""
+    for run in RUNNING.of():
+        run.stop_for_shutdown()
+    deadline = time.monotonic() + grace
+    while RUNNING.of() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for run in RUNNING.of():
+        run.end_for_shutdown()

@@ -7,16 +7,21 @@ connection is found closed, the generator ends and the turn's stream slot is fre
 turn itself goes on and is saved.
 """
 
+import logging
 import select
 import socket
 
 from flask import current_app, render_template, request
+from flask_babel import force_locale
 
 from app.agent import markdown, runner, turn_budget
 from app.extensions import db
 from app.llm import current_chain
+from app.models import User
 from app.models.agent import ChatMessage, Turn, TurnStatus
 from app.services import assistant
+
+log = logging.getLogger("beyou.agent")
 
 # EventSource reserves the event name `error` for its own connection failures (the htmx SSE
 # extension logs such an event and treats it as a broken connection), so a turn that ends
@@ -40,7 +45,7 @@ def watch(user, turn, last_event_id=0):
     if turn.status == TurnStatus.PENDING and assistant.claim(turn):
         if not _spend_budget(user):
             slots.release(user.id, slot)
-            assistant.end_turn(turn, TurnStatus.ENDED, "AGENT_BUDGET_SPENT")
+            assistant.withdraw_turn(turn, "AGENT_BUDGET_SPENT")
             return _refused(turn, "AGENT_BUDGET_SPENT")
         runner.start_in_background(turn.id)
     client = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
@@ -57,20 +62,20 @@ def _refused(turn, key):
     """A turn that may not stream now (a third simultaneous stream, or the hour's budget spent by
     other turns since it was posted): one error event, no model call, the text back in the box."""
     if turn.status == TurnStatus.PENDING:
-        assistant.end_turn(turn, TurnStatus.ENDED, key)
+        assistant.withdraw_turn(turn, key)
     html = runner.render_error(turn.id, turn.text, key, [], None, keep_bubble=False)
     return [sse(None, "error", html)]
 
 
 def _follow(app, user_id, turn_id, after, slot, client):
     """Runs while the response streams, after the request has ended: it holds only ids."""
-    log = app.extensions["turn_log"]
+    turn_log = app.extensions["turn_log"]
     slots = app.extensions["stream_slots"]
     heartbeat = app.config["AGENT_HEARTBEAT_SECONDS"]
     try:
         yield ": connected\n\n"
         while True:
-            events = log.read(turn_id, after, wait=heartbeat)
+            events = turn_log.read(turn_id, after, wait=heartbeat)
             if not events:
                 with app.app_context():
                     replay = _replay_if_finished(turn_id)
@@ -114,8 +119,16 @@ def _client_gone(client):
 
 def _replay_if_finished(turn_id):
     """A finished turn whose live log is gone (expired, or run by another process without Redis):
-    answer from the database."""
+    answer from the database. A turn still RUNNING whose lease lapsed lost its runner (a worker
+    was killed): it is ended here as INTERRUPTED with what its journal holds, then replayed."""
     turn = db.session.get(Turn, turn_id)
+    if turn is not None and assistant.lease_lapsed(turn) and not runner.RUNNING.runs(turn.id):
+        try:
+            assistant.interrupt_turn(turn.id)
+        except Exception:  # a locked database: the next heartbeat, or the sweep, tries again
+            db.session.rollback()
+            log.warning("turn %s: could not end it as interrupted this time", turn_id, exc_info=True)
+        db.session.refresh(turn)
     if turn is None or turn.status in (TurnStatus.PENDING, TurnStatus.RUNNING):
         return None
     answer = db.session.get(ChatMessage, turn.answer_id) if turn.answer_id else None
@@ -123,6 +136,9 @@ def _replay_if_finished(turn_id):
         html = render_template("agent/_assistant.html", turn_id=turn.id, segments=answer.segments, link=answer.link,
                                ending=answer.ending, render=markdown.render)  # fmt: skip
         return sse(None, "done", html)
-    segments = answer.segments if answer is not None else []
-    html = runner.render_error(turn.id, turn.text, turn.error_key or "TURN_FAILED", segments, None, answer is not None)
+    segments, link = (answer.segments, answer.link) if answer is not None else ([], None)
+    in_the_chat = answer is not None or turn.question_id is not None  # else its text goes back to the composer
+    with force_locale(db.session.scalar(db.select(User.language).where(User.id == turn.user_id))):
+        html = runner.render_error(turn.id, turn.text, turn.error_key or "TURN_FAILED", segments, link,
+                                   in_the_chat)  # fmt: skip
     return sse(None, "error", html)

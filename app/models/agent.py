@@ -1,8 +1,12 @@
 """The assistant's chats: their messages, the turns that produce them, and the chat's memory note.
 
 A TURN is one user message being answered: recorded when the message is posted, claimed and run
-by the first watcher of its event stream, and ended with a stable status. Its user and assistant
-MESSAGES are written together, in order, only when the turn ends.
+by the first watcher of its event stream, and ended with a stable status. Its user MESSAGE is
+written when the message is accepted; its assistant MESSAGE when the turn is claimed, then kept up
+to date as the answer streams (every tool outcome, about every second of text), so a worker that
+dies mid-answer never hides what was said or done. The runner renews a lease on its turn; a
+RUNNING turn whose lease lapsed has lost its runner and is ended as INTERRUPTED by whoever notices
+(a watcher, the clock's sweep, a worker's shutdown).
 """
 
 import enum
@@ -43,7 +47,7 @@ class Ending(enum.StrEnum):
     """How an assistant message ended; anything but COMPLETE is shown as such."""
 
     COMPLETE = "COMPLETE"
-    INTERRUPTED = "INTERRUPTED"  # the provider failed after text had reached the user
+    INTERRUPTED = "INTERRUPTED"  # the provider failed after text had reached the user, or the server stopped
     CANCELLED = "CANCELLED"  # the user stopped it, sent again, or signed out
     TIMEOUT = "TIMEOUT"  # ran past the turn's time limit
     FAILED = "FAILED"  # every link failed after the turn had already done something
@@ -62,6 +66,7 @@ class ChatMessage(db.Model):
     # What the model sees next time: the portable messages of this turn (tool calls and results).
     transcript: Mapped[list] = mapped_column(JSON, default=list)
     link: Mapped[str | None] = mapped_column(String(32))  # which chain link answered
+    # None on an answer still being written (its turn is RUNNING) and on the user's messages.
     ending: Mapped[Ending | None] = mapped_column(Enum(Ending, native_enum=False, length=16))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -89,6 +94,9 @@ class Turn(db.Model):
     )
     error_key: Mapped[str | None] = mapped_column(String(64))
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    question_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)  # the user's message, stored on accept
     answer_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)  # the assistant message it left, if any
+    # Until when the runner is known to be alive; it renews this while it runs.
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -5,12 +5,14 @@ chat's messages are kept in one place.
 """
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import func, update
+from flask import current_app
+from sqlalchemy import delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
+from app.llm import Message
 from app.models.agent import (
     CHAT_NOTE_MAX,
     GLOBAL_NOTE_MAX,
@@ -19,10 +21,12 @@ from app.models.agent import (
     TITLE_MAX,
     Chat,
     ChatMessage,
+    Ending,
     Role,
     Turn,
     TurnStatus,
 )
+from app.services import routines
 from app.services.errors import Invalid
 from app.services.ownership import owned
 
@@ -115,30 +119,56 @@ def _checked_note(note, limit):
 
 
 # Turns ---------------------------------------------------------------------------------
+#
+# A turn leaves its record as it goes, never all at the end: the user's message is stored when
+# it is accepted, the answer row when the turn is claimed, and the runner rewrites that row as
+# the answer grows (its journal). Ending the turn and storing the final answer are one
+# transaction. So whatever stops a turn — a crash, a kill, a locked database — the chat shows
+# what was typed, said and done.
+
+
+class TurnAlreadyEnded(Exception):
+    """The turn was no longer RUNNING when its runner tried to end it (its chat was deleted, or
+    it was ended as INTERRUPTED while its runner seemed gone): nothing was written."""
 
 
 def start_turn(user, chat_id, text, page=None, focus_entry_id=None):
-    """Record a message to be answered. Any turn still running in the chat is cancelled."""
+    """Accept a message to be answered and store it in the chat at once, before any model call.
+    Any turn still running in the chat is cancelled. A focus entry must be one of the user's
+    routine entries (another user's id is ENTRY_NOT_FOUND, like an unknown one)."""
     chat = get_chat(user, chat_id)
     text = (text or "").strip()
     if not text:
         raise Invalid("INVALID_INPUT", details={"message": "MESSAGE_EMPTY"})
     if len(text) > MESSAGE_MAX:
         raise Invalid("INVALID_INPUT", details={"message": "MESSAGE_TOO_LONG"})
-    cancel_turns(user, chat_id=chat.id, commit=False)
-    if not chat.title:
-        chat.title = _clean_title(text)[:TITLE_FROM_MESSAGE]
-    turn = Turn(
-        chat_id=chat.id,
-        user_id=user.id,
-        text=text,
-        page=_clean_page(page),
-        focus_entry_id=focus_entry_id,
-    )
-    chat.last_activity_at = now()
-    db.session.add(turn)
-    db.session.commit()
-    return turn
+    if focus_entry_id is not None:
+        focus_entry_id = routines.get_entry(user, focus_entry_id).id
+
+    def place(chat, position):
+        cancel_turns(user, chat_id=chat.id, commit=False)
+        if not chat.title:
+            chat.title = _clean_title(text)[:TITLE_FROM_MESSAGE]
+        question = ChatMessage(
+            id=uuid.uuid4(),
+            chat_id=chat.id,
+            seq=position,
+            role=Role.USER,
+            segments=[{"type": "text", "text": text}],
+            transcript=[Message.user(text).model_dump(exclude_defaults=True)],
+        )
+        turn = Turn(
+            chat_id=chat.id,
+            user_id=user.id,
+            text=text,
+            page=_clean_page(page),
+            focus_entry_id=focus_entry_id,
+            question_id=question.id,
+        )
+        db.session.add_all([question, turn])
+        return turn
+
+    return _append_to_chat(chat.id, place)
 
 
 def get_turn(user, turn_id):
@@ -146,22 +176,54 @@ def get_turn(user, turn_id):
 
 
 def claim(turn):
-    """Atomically move a PENDING turn to RUNNING; True for the one caller that wins."""
-    claimed = db.session.execute(
-        update(Turn).where(Turn.id == turn.id, Turn.status == TurnStatus.PENDING).values(status=TurnStatus.RUNNING)
-    ).rowcount
+    """Atomically move a PENDING turn to RUNNING, leased to its runner (AGENT_LEASE_SECONDS), with
+    an empty answer row placed after the chat's last message (the journal the runner keeps up to
+    date). True for the one caller that wins."""
+
+    def place(chat, position):
+        answer_id = uuid.uuid4()
+        claimed = db.session.execute(
+            update(Turn)
+            .where(Turn.id == turn.id, Turn.status == TurnStatus.PENDING)
+            .values(status=TurnStatus.RUNNING, answer_id=answer_id, lease_until=_lease())
+        ).rowcount
+        if claimed == 1:
+            db.session.add(ChatMessage(id=answer_id, chat_id=chat.id, seq=position, role=Role.ASSISTANT))
+        return claimed == 1
+
+    try:
+        won = _append_to_chat(turn.chat_id, place)
+    except LookupError:  # the chat was deleted before anyone watched
+        db.session.rollback()
+        return False
+    db.session.expire(turn)
+    return won
+
+
+def renew_leases(turn_ids):
+    """The runners of these turns are alive: push their leases on."""
+    if turn_ids:
+        db.session.execute(
+            update(Turn).where(Turn.id.in_(turn_ids), Turn.status == TurnStatus.RUNNING).values(lease_until=_lease())
+        )
     db.session.commit()
-    return claimed == 1
 
 
 def cancel_turns(user, chat_id=None, turn_id=None, commit=True):
-    """Ask the user's running turns (in one chat, or one turn, or all) to stop."""
-    query = update(Turn).where(Turn.user_id == user.id, Turn.status.in_([TurnStatus.PENDING, TurnStatus.RUNNING]))
+    """Stop the user's unfinished turns (in one chat, or one turn, or all): a running one is asked
+    to stop (its runner ends it, keeping what it had); a pending one has no runner, so it ends
+    here (the message the user sent stays in the chat, unanswered)."""
+    scope = [Turn.user_id == user.id]
     if chat_id is not None:
-        query = query.where(Turn.chat_id == chat_id)
+        scope.append(Turn.chat_id == chat_id)
     if turn_id is not None:
-        query = query.where(Turn.id == turn_id)
-    db.session.execute(query.values(cancel_requested=True))
+        scope.append(Turn.id == turn_id)
+    db.session.execute(
+        update(Turn)
+        .where(*scope, Turn.status == TurnStatus.PENDING)
+        .values(status=TurnStatus.ENDED, error_key="TURN_CANCELLED", finished_at=now())
+    )
+    db.session.execute(update(Turn).where(*scope, Turn.status == TurnStatus.RUNNING).values(cancel_requested=True))
     if commit:
         db.session.commit()
 
@@ -173,63 +235,135 @@ def cancel_requested(turn_id):
         return bool(connection.scalar(db.select(Turn.cancel_requested).where(Turn.id == turn_id)))
 
 
-def end_turn(turn, status, error_key=None):
-    turn.status = status
-    turn.error_key = error_key
-    turn.finished_at = now()
+def record_progress(turn, segments, transcript, link):
+    """Write what the running turn has said and done so far on its answer row, so a worker that
+    dies mid-turn leaves it behind. An answer that was already ended is left alone."""
+    db.session.execute(
+        update(ChatMessage)
+        .where(ChatMessage.id == turn.answer_id, ChatMessage.ending.is_(None))
+        .values(segments=segments, transcript=transcript, link=link)
+    )
     db.session.commit()
 
 
-def record_exchange(turn, segments, transcript, link, ending):
-    """Write the user's message and the answer together, in order, after the chat's last message.
+def end_turn_with_answer(turn, *, segments, transcript, link, ending, status=TurnStatus.ENDED, error_key=None):
+    """Store the answer as it ended and end the turn, in ONE transaction: both or neither.
 
-    Concurrent turns in one chat are serialised by locking the chat row (PostgreSQL) and, as a
+    Only a RUNNING turn ends here, so a turn is ended exactly once whoever gets there first (its
+    runner, a worker shutting down, the sweep); anyone later gets TurnAlreadyEnded and writes
+    nothing.
+    """
+    ended = db.session.execute(
+        update(Turn)
+        .where(Turn.id == turn.id, Turn.status == TurnStatus.RUNNING)
+        .values(status=status, error_key=error_key, finished_at=now(), lease_until=None)
+    ).rowcount
+    if ended != 1:
+        db.session.rollback()
+        raise TurnAlreadyEnded(turn.id)
+    db.session.execute(
+        update(ChatMessage)
+        .where(ChatMessage.id == turn.answer_id)
+        .values(segments=segments, transcript=transcript, link=link, ending=ending)
+    )
+    db.session.execute(update(Chat).where(Chat.id == turn.chat_id).values(last_activity_at=now()))
+    db.session.commit()
+
+
+def withdraw_turn(turn, error_key):
+    """End a turn that did nothing — no provider configured, every link failed before any
+    output, a stream refused — and delete its user message and empty answer in the same
+    transaction. The client takes the typed text back into the composer, so keeping it in the
+    chat as well would show it twice once sent again."""
+    db.session.rollback()
+    its_messages = [turn.question_id, turn.answer_id]
+    ended = db.session.execute(
+        update(Turn)
+        .where(Turn.id == turn.id, Turn.status.in_([TurnStatus.PENDING, TurnStatus.RUNNING]))
+        .values(status=TurnStatus.ENDED, error_key=error_key, finished_at=now(), lease_until=None,
+                question_id=None, answer_id=None)
+    ).rowcount  # fmt: skip
+    if ended == 1:
+        db.session.execute(delete(ChatMessage).where(ChatMessage.id.in_(its_messages)))
+    db.session.commit()
+    return ended == 1
+
+
+def interrupt_turn(turn_id, error_key="TURN_INTERRUPTED"):
+    """End a RUNNING turn whose runner is gone with what its journal holds, marked INTERRUPTED.
+    False when the turn had already ended."""
+    ended = db.session.execute(
+        update(Turn)
+        .where(Turn.id == turn_id, Turn.status == TurnStatus.RUNNING)
+        .values(status=TurnStatus.ENDED, error_key=error_key, finished_at=now(), lease_until=None)
+    ).rowcount
+    if ended == 1:
+        answer_id = db.session.scalar(db.select(Turn.answer_id).where(Turn.id == turn_id))
+        db.session.execute(
+            update(ChatMessage)
+            .where(ChatMessage.id == answer_id, ChatMessage.ending.is_(None))
+            .values(ending=Ending.INTERRUPTED)
+        )
+    db.session.commit()
+    return ended == 1
+
+
+def lease_lapsed(turn):
+    """A RUNNING turn whose runner stopped renewing its lease: the worker running it is gone."""
+    return turn.status == TurnStatus.RUNNING and (turn.lease_until is None or _aware(turn.lease_until) < now())
+
+
+def end_abandoned_turns(sparing=()):
+    """The sweep: end every RUNNING turn whose lease lapsed as INTERRUPTED (each in its own
+    transaction), except those in `sparing` (run by the caller's own process, alive though a
+    locked database kept their leases from being renewed). Returns how many it ended."""
+    stale = db.session.scalars(
+        db.select(Turn.id).where(
+            Turn.status == TurnStatus.RUNNING, or_(Turn.lease_until.is_(None), Turn.lease_until < now())
+        )
+    ).all()
+    return sum(interrupt_turn(turn_id) for turn_id in stale if turn_id not in set(sparing))
+
+
+def _append_to_chat(chat_id, place):
+    """Commit `place(chat, position)`, which adds rows after the chat's last message.
+
+    Concurrent writers in one chat are serialised by locking the chat row (PostgreSQL) and, as a
     backstop, by the unique (chat, position) constraint: a collision is retried.
     """
     for attempt in range(3):
         try:
-            chat = db.session.scalar(db.select(Chat).where(Chat.id == turn.chat_id).with_for_update())
+            chat = db.session.scalar(db.select(Chat).where(Chat.id == chat_id).with_for_update())
             if chat is None:
-                raise LookupError("the chat was deleted while the turn ran")
+                raise LookupError("the chat was deleted")
             last = db.session.scalar(db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == chat.id))
-            position = (last or 0) + 1
-            answer = ChatMessage(
-                id=uuid.uuid4(),
-                chat_id=chat.id,
-                seq=position + 1,
-                role=Role.ASSISTANT,
-                segments=segments,
-                transcript=transcript[1:],  # the user's message is its own row
-                link=link,
-                ending=ending,
-            )
-            db.session.add_all(
-                [
-                    ChatMessage(
-                        chat_id=chat.id,
-                        seq=position,
-                        role=Role.USER,
-                        segments=[{"type": "text", "text": turn.text}],
-                        transcript=transcript[:1],
-                    ),
-                    answer,
-                ]
-            )
-            turn.answer_id = answer.id
+            placed = place(chat, (last or 0) + 1)
             chat.last_activity_at = now()
             db.session.commit()
-            return
+            return placed
         except IntegrityError:
             db.session.rollback()
             if attempt == 2:
                 raise
 
 
-def window(chat, size=20):
-    """The chat's last `size` messages, oldest first (the model's short-term memory)."""
-    rows = db.session.scalars(
-        db.select(ChatMessage).where(ChatMessage.chat_id == chat.id).order_by(ChatMessage.seq.desc()).limit(size)
-    ).all()
+def _lease():
+    return now() + timedelta(seconds=current_app.config["AGENT_LEASE_SECONDS"])
+
+
+def _aware(moment):
+    """SQLite hands timestamps back without their zone; they are stored in UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def window(chat, size=20, turn=None):
+    """The chat's last `size` messages, oldest first (the model's short-term memory). For a
+    `turn` being answered, only those before its user message: the turn brings its own."""
+    query = db.select(ChatMessage).where(ChatMessage.chat_id == chat.id)
+    if turn is not None and turn.question_id is not None:
+        asked_at = db.select(ChatMessage.seq).where(ChatMessage.id == turn.question_id).scalar_subquery()
+        query = query.where(ChatMessage.seq < asked_at)
+    rows = db.session.scalars(query.order_by(ChatMessage.seq.desc()).limit(size)).all()
     return list(reversed(rows))
 
 

@@ -48,6 +48,10 @@ MESSAGES = {
     "TIMEOUT": _l("The answer took too long and was stopped. What arrived is kept."),
     "TURN_CANCELLED": _l("Stopped."),
     "TURN_FAILED": _l("Something went wrong while answering. What arrived is kept."),
+    "TURN_INTERRUPTED": _l(
+        "The answer was interrupted: the server restarted while writing it. What arrived, and anything "
+        "the assistant did, is kept below; ask again to continue."
+    ),
     "AGENT_RATE_LIMITED": _l("You've sent a lot of messages this hour. You can send again at %(time)s."),
     "AGENT_BUDGET_SPENT": _l(
         "You've sent a lot of messages this hour, so this one was not answered. Send it again later."

@@ -1,7 +1,7 @@
 """sign-ins kept on the server; goal values made finite and bounded
 
 Revision ID: 0006_sessions_finite_numbers
-Revises: 0004_xp_days_by_day
+Revises: 0005_turn_journal
 Create Date: 2026-11-30 23:20:00
 
 A copied session or remember-me cookie must die at sign-out, so each sign-in becomes a row
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '0006_sessions_finite_numbers'
-down_revision = '0004_xp_days_by_day'
+down_revision = '0005_turn_journal'
 branch_labels = None
 depends_on = None
 

@@ -204,7 +204,7 @@ def test_a_dead_client_frees_its_slot_at_the_first_production_heartbeat(make_age
     finally:
         server.shutdown()
         with app.app_context():
-            assistant.end_turn(db.session.get(Turn, uuid.UUID(turn_id)), TurnStatus.ENDED, "TURN_CANCELLED")
+            assistant.withdraw_turn(db.session.get(Turn, uuid.UUID(turn_id)), "TURN_CANCELLED")
 
 
 def test_a_refused_stream_says_failed_on_the_wire_never_error(make_agent_app, fake):
