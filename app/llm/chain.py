@@ -210,6 +210,8 @@ class Chain:
                 for event in self._events(adapter, reader, budget):
                     if isinstance(event, TextDelta | ToolCallReady):
                         if isinstance(event, TextDelta):
+                            if "\x00" in event.text:  # no text column can store NUL (PostgreSQL)
+                                event = TextDelta(event.text.replace("\x00", ""))
                             if not event.text:
                                 continue
                             text.append(event.text)

@@ -34,3 +34,15 @@ def test_watching_again_replays_and_never_calls_the_model_twice(ana, fake, agent
     assert len(fake.requests("mistral")) == 1
     assert first[-1]["data"] == again[-1]["data"]
     wait_for_turn(agent_app, turn_id)
+
+
+def test_a_nul_character_from_the_model_is_dropped_so_the_answer_is_saved(ana, fake, agent_app):
+    """PostgreSQL text cannot hold NUL: a model that sends one must not cost the user the answer."""
+    fake.script("mistral", Reply.says("Hel\x00lo", " there"))
+    turn_id = ana.send_ok(ana.new_chat(), "hi")
+    events = ana.stream(turn_id)
+    assert [e["name"] for e in events] == ["token", "token", "done"]
+    with agent_app.app_context():
+        answer = db.session.scalars(db.select(ChatMessage).order_by(ChatMessage.seq)).all()[1]
+        assert answer.segments == [{"type": "text", "text": "Hello there"}]
+        assert answer.ending == Ending.COMPLETE
