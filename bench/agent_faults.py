@@ -224,7 +224,7 @@ class Stream:
                     event["id"] = int(line.removeprefix("id: "))
                 elif not line and event:
                     self.events.append(event)
-                    if event["name"] in ("done", "error"):
+                    if event["name"] in ("done", "failed"):
                         return event
                     event = {}
                     if until is not None and len(self.events) >= until:
@@ -294,7 +294,7 @@ class Bench:
             row.problems.append("HANGING")
         else:
             key = re.search(r'data-error="([A-Z_]+)"', ending.get("data", ""))
-            row.ended = f"error {key.group(1)}" if ending["name"] == "error" and key else ending["name"]
+            row.ended = f"error {key.group(1)}" if ending["name"] == "failed" and key else ending["name"]
         try:
             chat = client.get(f"/ai/agent/chats/{chat_id}", timeout=15).text
         except requests.RequestException:

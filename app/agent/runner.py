@@ -368,7 +368,7 @@ class TurnRun:
 
     def _send_error(self, key, keep_bubble):
         TURNS.labels(key.lower()).inc()
-        self.send("error", render_error(self.turn_id, self.text, key, self.segments.items, self.link, keep_bubble))
+        self.send("failed", render_error(self.turn_id, self.text, key, self.segments.items, self.link, keep_bubble))
 
 
 def render_error(turn_id, text, key, segments, link, keep_bubble):

@@ -23,14 +23,8 @@ from app.services import assistant
 
 log = logging.getLogger("beyou.agent")
 
-# EventSource reserves the event name `error` for its own connection failures (the htmx SSE
-# extension logs such an event and treats it as a broken connection), so a turn that ends
-# without a clean answer travels as `failed`. The turn log keeps the runner's names.
-WIRE_NAMES = {"error": "failed"}
-
 
 def sse(event_id, name, data):
-    name = WIRE_NAMES.get(name, name)
     lines = [f"id: {event_id}", f"event: {name}"] if event_id else [f"event: {name}"]
     lines += [f"data: {line}" for line in (data.splitlines() or [""])]
     return "\n".join(lines) + "\n\n"
@@ -60,11 +54,11 @@ def _spend_budget(user):
 
 def _refused(turn, key):
     """A turn that may not stream now (a third simultaneous stream, or the hour's budget spent by
-    other turns since it was posted): one error event, no model call, the text back in the box."""
+    other turns since it was posted): one `failed` event, no model call, the text back in the box."""
     if turn.status == TurnStatus.PENDING:
         assistant.withdraw_turn(turn, key)
     html = runner.render_error(turn.id, turn.text, key, [], None, keep_bubble=False)
-    return [sse(None, "error", html)]
+    return [sse(None, "failed", html)]
 
 
 def _follow(app, user_id, turn_id, after, slot, client):
@@ -141,4 +135,4 @@ def _replay_if_finished(turn_id):
     with force_locale(db.session.scalar(db.select(User.language).where(User.id == turn.user_id))):
         html = runner.render_error(turn.id, turn.text, turn.error_key or "TURN_FAILED", segments, link,
                                    in_the_chat)  # fmt: skip
-    return sse(None, "error", html)
+    return sse(None, "failed", html)

@@ -18,12 +18,14 @@ KEEP_SECONDS = 15 * 60
 @dataclass(frozen=True)
 class Event:
     id: int
-    name: str  # token | tool | done | error
+    # token | tool | done | failed. Not `error`: EventSource reserves that name for its own
+    # connection failures, and the htmx SSE extension would log and handle a turn's ending as one.
+    name: str
     data: str  # the HTML fragment the SSE extension swaps in
 
     @property
     def terminal(self):
-        return self.name in ("done", "error")
+        return self.name in ("done", "failed")
 
 
 class MemoryTurnLog:
@@ -93,7 +95,7 @@ class RedisTurnLog:
         key = self._prefix + str(turn_id)
         event_id = self._redis.incr(key + ":seq")
         self._redis.xadd(key, {"id": event_id, "e": json.dumps([name, data])}, id=f"{event_id}-0")
-        ttl = KEEP_SECONDS if name in ("done", "error") else 2 * KEEP_SECONDS
+        ttl = KEEP_SECONDS if name in ("done", "failed") else 2 * KEEP_SECONDS
         self._redis.expire(key, ttl)
         self._redis.expire(key + ":seq", ttl)
         return Event(event_id, name, data)

@@ -180,7 +180,7 @@ def test_a_turn_whose_worker_died_is_ended_interrupted_and_a_reconnect_hears_it(
     claimed_by_a_worker_that_died(agent_app, turn_id, [TOOL_CARD, {"type": "text", "text": "Created **PD2**, and"}],
                                   link="mistral")  # fmt: skip
     events = ana.stream(turn_id, last_event_id=5)
-    assert [e["name"] for e in events] == ["error"]
+    assert [e["name"] for e in events] == ["failed"]
     ending = events[0]["data"]
     assert 'data-error="TURN_INTERRUPTED"' in ending
     assert "Created <strong>PD2</strong>, and" in ending and 'href="/tasks"' in ending
@@ -196,7 +196,7 @@ def test_a_tool_the_dead_worker_was_running_shows_that_it_may_have_acted(ana, fa
     chat_id = ana.new_chat()
     turn_id = ana.send_ok(chat_id, "make a task PD2")
     claimed_by_a_worker_that_died(agent_app, turn_id, [{**TOOL_CARD, "domains": [], "unfinished": True}])
-    assert ana.stream(turn_id)[-1]["name"] == "error"
+    assert ana.stream(turn_id)[-1]["name"] == "failed"
     chat = ana.http.get(f"/ai/agent/chats/{chat_id}").get_data(as_text=True)
     assert "interrupted while it ran: check the result" in chat
     assert 'href="/tasks"' not in chat  # not shown as done
@@ -250,7 +250,7 @@ def test_a_stopping_worker_ends_its_turns_as_interrupted_with_their_partial_answ
     live.until("token")
     runner.stop_running_turns()
     ending = live.rest()[-1]
-    assert ending["name"] == "error" and 'data-error="TURN_INTERRUPTED"' in ending["data"]
+    assert ending["name"] == "failed" and 'data-error="TURN_INTERRUPTED"' in ending["data"]
     assert "answered by mistral" in ending["data"]
     (_user, (_role, segments, saved_ending, link)) = saved_messages(agent_app)
     assert saved_ending == Ending.INTERRUPTED and link == "mistral"
@@ -270,12 +270,12 @@ def test_a_stopping_worker_ends_a_turn_stuck_on_a_silent_provider_exactly_once(m
         time.sleep(0.05)
     runner.stop_running_turns(grace=0.2)  # the runner is waiting for a first byte: ended from outside
     events = live.rest()
-    assert [e["name"] for e in events] == ["error"] and 'data-error="TURN_INTERRUPTED"' in events[0]["data"]
+    assert [e["name"] for e in events] == ["failed"] and 'data-error="TURN_INTERRUPTED"' in events[0]["data"]
     deadline = time.monotonic() + 15  # the runner wakes up later and must add nothing
     while runner.RUNNING.of(app) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not runner.RUNNING.of(app)
-    assert [e["name"] for e in ana.stream(turn_id)] == ["error"]
+    assert [e["name"] for e in ana.stream(turn_id)] == ["failed"]
     assert [(role, ending) for role, _s, ending, _l in saved_messages(app)] == [
         ("USER", None), ("ASSISTANT", Ending.INTERRUPTED)
     ]  # fmt: skip

@@ -172,7 +172,7 @@ class EventStream:
         return self.until(lambda event: event["id"] is not None and event["id"] >= event_id)
 
     def until_terminal(self):
-        return self.until(lambda event: event["name"] in ("done", "error"))
+        return self.until(lambda event: event["name"] in ("done", "failed"))
 
 
 @pytest.fixture
@@ -197,7 +197,7 @@ def test_a_worker_killed_mid_turn_leaves_the_turn_interrupted_with_what_it_did(a
         browser.url = web.url  # the same browser, its session cookie still valid
         again = browser.watch(turn_id, last_event_id=5)
         ending = again.until_terminal()
-        assert ending is not None and ending["name"] == "error"
+        assert ending is not None and ending["name"] == "failed"
         assert 'data-error="TURN_INTERRUPTED"' in ending["data"]
         chat = browser.chat(chat_id)
     assert "please make a task PD2" in chat
