@@ -55,6 +55,8 @@ from bench.agent_ttft import signed_in_client
 from bench.serving import ROOT, free_port, web_command
 
 ROW_SECONDS = 20  # a turn with no ending by then is hanging
+SETTLE_SECONDS = 15  # a turn told "not saved" may still save: it must stop running by then
+LEASE_SECONDS = 30  # the production lease: a killed worker's turn must end within a minute
 BUDGETS = {
     "BEYOU_LLM_CONNECT_TIMEOUT": "2",
     "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "2",
@@ -295,6 +297,9 @@ class Bench:
         else:
             key = re.search(r'data-error="([A-Z_]+)"', ending.get("data", ""))
             row.ended = f"error {key.group(1)}" if ending["name"] == "failed" and key else ending["name"]
+        settle_by = time.monotonic() + SETTLE_SECONDS
+        while self.turn_running(turn_id) and time.monotonic() < settle_by:
+            time.sleep(0.25)
         try:
             chat = client.get(f"/ai/agent/chats/{chat_id}", timeout=15).text
         except requests.RequestException:
@@ -358,7 +363,7 @@ class Bench:
         graceful = server.signal(signum, 25)
         server.start()
         again = Stream(client, turn_id, last_event_id=5)
-        ending = again.read(seconds=ROW_SECONDS)
+        ending = again.read(seconds=2 * LEASE_SECONDS)  # the lease of the dead worker lapses first
         again.close()
         self.judge(row, client, chat_id, turn_id, text, task_name, ending, again)
         if signum == signal.SIGTERM and not graceful:

@@ -329,7 +329,7 @@ class TurnRun:
         pause = 0.25
         while time.monotonic() < give_up:
             time.sleep(pause)
-            pause = min(pause * 2, 5.0)
+            pause = min(pause * 2, 1.0)  # a freed lock is taken within a second
             try:
                 self._store(ending, status, key)
                 return
