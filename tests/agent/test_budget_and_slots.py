@@ -5,6 +5,7 @@ import socket
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 
 from werkzeug.serving import WSGIRequestHandler, make_server
 
@@ -26,6 +27,24 @@ def held_open(ana, turn_id):
     response = ana.http.get(f"/ai/agent/turns/{turn_id}/stream", buffered=False)
     next(iter(response.response))  # ": connected": the slot is held
     return response
+
+
+@contextmanager
+def two_turns_streaming(make_agent_app, fake):
+    """Ana watches two slow answers in two tabs; yields her client and a third, unwatched turn."""
+    app = make_agent_app()
+    make_user(app)
+    ana = AgentClient(app)
+    fake.script("mistral", Reply.says("a", " b", pace=0.5), Reply.says("c", " d", pace=0.5))
+    turns = [ana.send_ok(ana.new_chat(), "hello") for _ in range(3)]
+    streams = [held_open(ana, turn) for turn in turns[:2]]
+    try:
+        yield ana, turns, streams
+    finally:
+        for response in streams:
+            response.close()
+        for turn in turns[:2]:
+            wait_for_turn(app, turn)
 
 
 def wait_until(condition, seconds):
@@ -137,18 +156,9 @@ def test_watchers_of_one_turn_share_its_stream_slot(make_agent_app, fake):
 
 
 def test_two_turns_streaming_still_refuse_a_third_turn(make_agent_app, fake):
-    app = make_agent_app()
-    make_user(app)
-    ana = AgentClient(app)
-    fake.script("mistral", Reply.says("a", " b", pace=0.5), Reply.says("c", " d", pace=0.5))
-    turns = [ana.send_ok(ana.new_chat(), "hello") for _ in range(3)]
-    streams = [held_open(ana, turn) for turn in turns[:2]]
-    streams.append(held_open(ana, turns[0]))  # a second tab on the first turn takes no slot
-    assert 'data-error="TOO_MANY_STREAMS"' in ana.stream(turns[2])[0]["data"]
-    for response in streams:
-        response.close()
-    for turn in turns[:2]:
-        wait_for_turn(app, turn)
+    with two_turns_streaming(make_agent_app, fake) as (ana, turns, streams):
+        streams.append(held_open(ana, turns[0]))  # a second tab on the first turn takes no slot
+        assert 'data-error="TOO_MANY_STREAMS"' in ana.stream(turns[2])[0]["data"]
 
 
 def test_a_closed_connection_is_told_apart_from_a_quiet_one():
@@ -209,18 +219,9 @@ def test_a_dead_client_frees_its_slot_at_the_first_production_heartbeat(make_age
 
 def test_a_refused_stream_says_failed_on_the_wire_never_error(make_agent_app, fake):
     """EventSource treats an event named `error` as its own connection failure."""
-    app = make_agent_app()
-    make_user(app)
-    ana = AgentClient(app)
-    fake.script("mistral", Reply.says("a", " b", pace=0.5), Reply.says("c", " d", pace=0.5))
-    turns = [ana.send_ok(ana.new_chat(), "hello") for _ in range(3)]
-    streams = [held_open(ana, turn) for turn in turns[:2]]
-    raw = ana.http.get(f"/ai/agent/turns/{turns[2]}/stream").get_data(as_text=True)
-    assert "event: failed\n" in raw and "event: error" not in raw
-    for response in streams:
-        response.close()
-    for turn in turns[:2]:
-        wait_for_turn(app, turn)
+    with two_turns_streaming(make_agent_app, fake) as (ana, turns, _streams):
+        raw = ana.http.get(f"/ai/agent/turns/{turns[2]}/stream").get_data(as_text=True)
+        assert "event: failed\n" in raw and "event: error" not in raw
 
 
 def test_a_failed_turn_replayed_from_the_database_says_failed(make_agent_app, fake):
