@@ -17,6 +17,8 @@ DOMAINS = frozenset(
         "goals",
         "routines",
         "profile",
+        "feedback",
+        "assistant",
         "quickNotes",
         "mood",
         "focus",

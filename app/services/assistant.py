@@ -11,6 +11,7 @@ from flask import current_app
 from sqlalchemy import delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 
+from app.events import announce
 from app.extensions import db
 from app.llm import Message
 from app.models.agent import (
@@ -100,6 +101,7 @@ def set_global_note(user, note):
     """Overwrite the note about the person (≤ 2000 characters); an empty note clears it."""
     user.assistant_note = _checked_note(note, GLOBAL_NOTE_MAX)
     db.session.commit()
+    announce(user, "profile")
     return user.assistant_note
 
 
@@ -108,6 +110,7 @@ def set_chat_note(user, chat_id, note):
     chat = get_chat(user, chat_id)
     chat.note = _checked_note(note, CHAT_NOTE_MAX)
     db.session.commit()
+    announce(user, "assistant")
     return chat.note
 
 

@@ -4,6 +4,7 @@ The triage status is for admins only: a user never sees it, and nobody is notifi
 changes. Every admin function refuses a non-admin with FORBIDDEN.
 """
 
+from app.events import announce
 from app.extensions import db
 from app.models import Feedback, FeedbackKind, FeedbackStatus, User
 from app.services.entity_fields import as_uuid, refuse_if
@@ -35,6 +36,7 @@ def submit(user, kind, text, page=None):
     feedback = Feedback(user_id=user.id, kind=chosen, text=body, page=(str(page or "").strip()[:PAGE_MAX] or None))
     db.session.add(feedback)
     db.session.commit()
+    announce(user, "feedback")
     return feedback
 
 

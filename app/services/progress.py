@@ -34,8 +34,7 @@ def grant(user, amount, owners, day=None):
     if not amount:
         return
     day = day or today_for(user)
-    user = _unwrapped(user)
-    for owner in (user, *map(_unwrapped, owners)):
+    for owner in (user, *owners):
         before = owner.xp or 0.0
         owner.xp = max(before + amount, 0.0)
         _record(user, owner, owner.xp - before, day)
@@ -52,8 +51,3 @@ def _record(user, owner, delta, day):
         db.session.add(XpDay(user_id=user.id, owner_type=owner_type, owner_id=owner.id, day=day, xp=delta))
     else:
         row.xp += delta
-
-
-def _unwrapped(owner):
-    """The real row behind a proxy such as Flask-Login's `current_user`."""
-    return owner._get_current_object() if hasattr(owner, "_get_current_object") else owner

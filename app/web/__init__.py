@@ -1,8 +1,7 @@
 """The web layer: one blueprint per page area, plus what every response shares."""
 
-from flask import g, has_request_context, request
+from flask import g, request
 from flask_babel import get_locale
-from flask_login import current_user
 
 from app import events
 from app.services import icons
@@ -26,6 +25,7 @@ from app.web import (
     system,
     tasks,
 )
+from app.web.acting import acting_user, signed_in
 
 
 def init_app(app):
@@ -50,8 +50,7 @@ def init_app(app):
 
     @app.context_processor
     def shell_context():
-        signed_in = has_request_context() and current_user.is_authenticated
-        theme = current_user.theme if signed_in else "system"
+        theme = acting_user().theme if signed_in() else "system"
         return {
             "nav_areas": navigation.AREAS,
             "theme": theme,
@@ -105,7 +104,7 @@ def _private_pages_not_stored(response):
     """A signed-in answer (a page, a fragment, the export) holds the user's data: no browser or
     proxy cache may keep a copy for the next person at the same computer. Static files are the
     same for everyone and keep their caching."""
-    if request.endpoint == "static" or not current_user.is_authenticated:
+    if request.endpoint == "static" or not signed_in():
         return
     response.headers["Cache-Control"] = "no-store"
 

@@ -3,11 +3,12 @@
 from functools import wraps
 
 from flask import Blueprint, Response, abort, render_template, request
-from flask_login import current_user, login_required
+from flask_login import login_required
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from app.llm import current_chain
 from app.services import feedback
+from app.web.acting import acting_user
 from app.web.rendering import render_page, trigger
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -19,7 +20,7 @@ def admin_required(view):
     @wraps(view)
     @login_required
     def guarded(*args, **kwargs):
-        if not current_user.is_admin:
+        if not acting_user().is_admin:
             abort(403)
         return view(*args, **kwargs)
 
@@ -55,8 +56,8 @@ def feedback_inbox():
     return render_page(
         "admin/feedback.html",
         "admin/feedback_list.html",
-        items=feedback.inbox(current_user, **filters),
-        counts=feedback.counts(current_user),
+        items=feedback.inbox(acting_user(), **filters),
+        counts=feedback.counts(acting_user()),
         filters=filters,
     )
 
@@ -65,7 +66,7 @@ def feedback_inbox():
 @admin_required
 def feedback_status(feedback_id):
     """Change one submission's triage status in place; the count tiles refresh themselves."""
-    item = feedback.set_status(current_user, feedback_id, request.form.get("status"))
+    item = feedback.set_status(acting_user(), feedback_id, request.form.get("status"))
     trigger("feedback:triaged")
     return render_template("admin/feedback_row.html", item=item)
 
@@ -73,4 +74,4 @@ def feedback_status(feedback_id):
 @bp.get("/feedback/counts")
 @admin_required
 def feedback_counts():
-    return render_template("admin/feedback_counts.html", counts=feedback.counts(current_user))
+    return render_template("admin/feedback_counts.html", counts=feedback.counts(acting_user()))

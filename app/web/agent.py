@@ -7,7 +7,7 @@ from functools import wraps
 from flask import Blueprint, Response, render_template, request
 from flask_babel import format_datetime, format_time
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import login_required
 
 from app.agent import markdown, stream, turn_budget
 from app.agent.tools import registry
@@ -15,6 +15,7 @@ from app.llm import current_chain
 from app.llm.settings import NOT_CONFIGURED_HINT
 from app.services import assistant
 from app.services.errors import DomainError, message_for
+from app.web.acting import acting_user
 
 bp = Blueprint("agent", __name__, url_prefix="/ai/agent")
 
@@ -24,7 +25,7 @@ def within_budget(view):
 
     @wraps(view)
     def checked(*args, **kwargs):
-        turn_budget.check(current_user)
+        turn_budget.check(acting_user())
         return view(*args, **kwargs)
 
     return checked
@@ -46,7 +47,7 @@ def format_activity(moment):
 
 
 def _chat_view(chat, status=200, **context):
-    return render_template("agent/_chat.html", chat=chat, messages=assistant.messages(current_user, chat.id),
+    return render_template("agent/_chat.html", chat=chat, messages=assistant.messages(acting_user(), chat.id),
                            **context), status  # fmt: skip
 
 
@@ -59,7 +60,7 @@ def assistant_configured():
 @bp.get("/panel")
 @login_required
 def panel():
-    chats = assistant.list_chats(current_user)
+    chats = assistant.list_chats(acting_user())
     return render_template("agent/_panel.html", chats=chats, chat=chats[0] if chats else None,
                            messages=chats[0].messages if chats else [],
                            not_configured_hint=NOT_CONFIGURED_HINT)  # fmt: skip
@@ -68,13 +69,13 @@ def panel():
 @bp.get("/chats")
 @login_required
 def chats():
-    return render_template("agent/_chat_list.html", chats=assistant.list_chats(current_user))
+    return render_template("agent/_chat_list.html", chats=assistant.list_chats(acting_user()))
 
 
 @bp.get("/chats/<uuid:chat_id>")
 @login_required
 def open_chat(chat_id):
-    return _chat_view(assistant.get_chat(current_user, chat_id))
+    return _chat_view(assistant.get_chat(acting_user(), chat_id))
 
 
 @bp.post("/chats")
@@ -83,12 +84,12 @@ def new_chat():
     """A new chat; with a `message`, its first turn starts at once (and spends the turn budget)."""
     if request.form.get("message", "").strip():
         return _first_message()
-    return _chat_view(assistant.create_chat(current_user))
+    return _chat_view(assistant.create_chat(acting_user()))
 
 
 @within_budget
 def _first_message():
-    chat = assistant.create_chat(current_user)
+    chat = assistant.create_chat(acting_user())
     return _start(chat.id, replace_chat=chat)
 
 
@@ -104,7 +105,7 @@ def _start(chat_id, replace_chat=None):
     or with the whole chat view when `replace_chat` is the chat just created."""
     try:
         turn = assistant.start_turn(
-            current_user, chat_id, request.form.get("message"), page=request.form.get("page"),
+            acting_user(), chat_id, request.form.get("message"), page=request.form.get("page"),
             focus_entry_id=_focus_entry(),
         )  # fmt: skip
     except DomainError as refused:
@@ -125,14 +126,14 @@ def _focus_entry():
 @bp.post("/chats/<uuid:chat_id>/rename")
 @login_required
 def rename(chat_id):
-    assistant.rename_chat(current_user, chat_id, request.form.get("title"))
-    return render_template("agent/_chat_list.html", chats=assistant.list_chats(current_user))
+    assistant.rename_chat(acting_user(), chat_id, request.form.get("title"))
+    return render_template("agent/_chat_list.html", chats=assistant.list_chats(acting_user()))
 
 
 @bp.post("/chats/<uuid:chat_id>/delete")
 @login_required
 def delete(chat_id):
-    assistant.delete_chat(current_user, chat_id)
+    assistant.delete_chat(acting_user(), chat_id)
     return panel()
 
 
@@ -141,7 +142,7 @@ def delete(chat_id):
 def reset():
     """Every chat deleted and the global note cleared ("Reset the assistant"), from the panel or
     from the configuration page."""
-    assistant.reset(current_user)
+    assistant.reset(acting_user())
     if request.headers.get("HX-Target") == "agent-panel-body":
         return panel()
     return render_template("agent/_notice.html", message=_("Done: the assistant starts fresh."), kind="success")
@@ -150,8 +151,8 @@ def reset():
 @bp.get("/turns/<uuid:turn_id>/stream")
 @login_required
 def watch(turn_id):
-    turn = assistant.get_turn(current_user, turn_id)
-    body = stream.watch(current_user, turn, _last_event_id())
+    turn = assistant.get_turn(acting_user(), turn_id)
+    body = stream.watch(acting_user(), turn, _last_event_id())
     return Response(
         body,
         mimetype="text/event-stream",
@@ -169,8 +170,8 @@ def _last_event_id():
 @bp.post("/turns/<uuid:turn_id>/cancel")
 @login_required
 def cancel(turn_id):
-    turn = assistant.get_turn(current_user, turn_id)
-    assistant.cancel_turns(current_user, turn_id=turn.id)
+    turn = assistant.get_turn(acting_user(), turn_id)
+    assistant.cancel_turns(acting_user(), turn_id=turn.id)
     return "", 204
 
 

@@ -5,12 +5,13 @@ from urllib.parse import urlsplit
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 from flask_babel import force_locale
 from flask_babel import gettext as _
-from flask_login import current_user, login_required, login_user, logout_user
+from flask_login import login_required, login_user, logout_user
 
 from app.extensions import limiter
 from app.mail import send_mail
 from app.services import accounts, assistant
 from app.services.errors import DomainError
+from app.web.acting import acting_user, signed_in
 from app.web.forms import form_refused
 
 bp = Blueprint("auth", __name__)
@@ -30,7 +31,7 @@ def safe_next(target):
 @bp.route("/register", methods=["GET", "POST"])
 @auth_ip_limit
 def register():
-    if current_user.is_authenticated:
+    if signed_in():
         return redirect(url_for("dashboard.index"))
     if request.method == "GET":
         language = accounts.language_from(request.accept_languages.best_match(accounts.LANGUAGES))
@@ -78,7 +79,7 @@ def _tell_owner_of_sign_up_attempt(email):
 @auth_ip_limit
 def login():
     next_url = safe_next(request.values.get("next"))
-    if current_user.is_authenticated:
+    if signed_in():
         return redirect(next_url or url_for("dashboard.index"))
     if request.method == "GET":
         return render_template("auth/login.html", form={}, fields={}, next_url=next_url)
@@ -101,8 +102,8 @@ def _start_session(user, remember):
 @bp.post("/logout")
 @login_required
 def logout():
-    assistant.cancel_turns(current_user)  # signing out stops any answer still being written
-    accounts.end_session(current_user)
+    assistant.cancel_turns(acting_user())  # signing out stops any answer still being written
+    accounts.end_session(acting_user())
     logout_user()
     session.clear()
     flash(_("You are signed out."), "info")

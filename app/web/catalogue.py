@@ -2,7 +2,6 @@
 their forms offer."""
 
 from flask import redirect, request, url_for
-from flask_login import current_user
 from werkzeug.datastructures import MultiDict
 
 from app.services import icons
@@ -10,12 +9,6 @@ from app.web.forms import form_refused
 from app.web.rendering import is_htmx, render_page, trigger
 
 DIALOG_PAGE = "categories/dialog_page.html"
-
-
-def acting_user():
-    """The signed-in user itself, not Flask-Login's proxy: services put it in the session and
-    look its type up (XP owners)."""
-    return current_user._get_current_object()
 
 
 def form_choices():

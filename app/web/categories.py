@@ -2,11 +2,12 @@
 
 from flask import Blueprint, render_template, request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import login_required
 
 from app.services import categories
 from app.services.errors import DomainError
-from app.web.catalogue import DIALOG_PAGE, acting_user, done, list_filters, prefilled, refused, show_dialog
+from app.web.acting import acting_user
+from app.web.catalogue import DIALOG_PAGE, done, list_filters, prefilled, refused, show_dialog
 from app.web.rendering import is_htmx, render_page
 
 bp = Blueprint("categories", __name__, url_prefix="/categories")
@@ -34,7 +35,7 @@ def create():
     form = request.form
     try:
         categories.create(
-            current_user,
+            acting_user(),
             name=form.get("name"),
             description=form.get("description"),
             icon=form.get("icon"),
@@ -60,7 +61,11 @@ def edit(category_id):
     form = request.form
     try:
         categories.edit(
-            current_user, category.id, name=form.get("name"), description=form.get("description"), icon=form.get("icon")
+            acting_user(),
+            category.id,
+            name=form.get("name"),
+            description=form.get("description"),
+            icon=form.get("icon"),
         )
     except DomainError as error:
         return refused(FORM, error, category=category)

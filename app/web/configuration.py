@@ -9,7 +9,7 @@ from flask_login import login_required, logout_user
 
 from app.services import accounts, assistant, configuration, progress, widgets
 from app.services.errors import DomainError
-from app.web.catalogue import acting_user
+from app.web.acting import acting_user
 from app.web.forms import echoed_form
 from app.web.rendering import is_htmx
 

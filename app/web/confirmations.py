@@ -12,8 +12,8 @@ also answers with a `level:up` event, whichever page it came from.
 
 from flask import flash, g, request
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user
 
+from app.web.acting import acting_user, signed_in
 from app.web.rendering import is_htmx, trigger
 
 CONFIRMATIONS = {
@@ -46,8 +46,8 @@ CONFIRMATIONS = {
 
 def note_level():
     """Before a write: remember the level it starts from."""
-    if request.method == "POST" and current_user.is_authenticated:
-        g.level_before = current_user.level
+    if request.method == "POST" and signed_in():
+        g.level_before = acting_user().level
 
 
 def confirm(response):
@@ -61,5 +61,5 @@ def confirm(response):
         elif response.status_code in (302, 303):
             flash(str(message), "success")
     before = g.get("level_before")
-    if before is not None and current_user.is_authenticated and current_user.level > before:
-        trigger("level:up", {"value": current_user.level})
+    if before is not None and signed_in() and acting_user().level > before:
+        trigger("level:up", {"value": acting_user().level})

@@ -6,10 +6,11 @@ import math
 from datetime import datetime, timedelta
 
 from flask import Blueprint, abort, g, redirect, render_template, url_for
-from flask_login import current_user, login_required
+from flask_login import login_required
 
 from app.services import configuration, streaks, today, widgets
 from app.services.progress import user_zone
+from app.web.acting import acting_user, signed_in
 from app.web.navigation import BY_SLUG
 from app.web.rendering import render_page
 
@@ -21,13 +22,9 @@ RADAR_AXES = 6
 TIP_COUNT = 8
 
 
-def me():
-    return current_user._get_current_object()
-
-
 @bp.get("/")
 def home():
-    if current_user.is_authenticated:
+    if signed_in():
         return redirect(url_for("dashboard.index"))
     return redirect(url_for("auth.login"))
 
@@ -35,7 +32,7 @@ def home():
 @bp.get("/dashboard")
 @login_required
 def index():
-    user = me()
+    user = acting_user()
     now = datetime.now(user_zone(user))
     chosen = [widget_id for widget_id in (user.widgets or []) if widget_id in WIDGETS]
     return render_page(
@@ -55,14 +52,14 @@ def index():
 def finish_tour():
     """The welcome card's "Got it": the tutorial is done, so the assistant appears. The card posts
     a plain form, so the browser loads the dashboard whole, its shell now with the launcher."""
-    configuration.update(me(), tutorial_done=True)
+    configuration.update(acting_user(), tutorial_done=True)
     return redirect(url_for("dashboard.index"))
 
 
 @bp.get("/dashboard/constance")
 @login_required
 def constance_chip():
-    return render_template("dashboard/_constance_chip.html", constance=streaks.constance(me()))
+    return render_template("dashboard/_constance_chip.html", constance=streaks.constance(acting_user()))
 
 
 @bp.get("/dashboard/widgets/<widget_id>")
@@ -74,7 +71,7 @@ def widget(widget_id):
         "dashboard/_widget.html",
         widget_id=widget_id,
         domains=WIDGETS[widget_id][0],
-        data=_widget_context(widget_id, me()),
+        data=_widget_context(widget_id, acting_user()),
     )
 
 

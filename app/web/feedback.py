@@ -3,12 +3,12 @@
 from urllib.parse import urlsplit
 
 from flask import Blueprint, render_template, request
-from flask_login import current_user, login_required
+from flask_login import login_required
 
 from app.extensions import limiter
 from app.services import feedback
 from app.services.errors import DomainError
-from app.web.catalogue import acting_user
+from app.web.acting import acting_user
 from app.web.forms import form_refused
 from app.web.rendering import is_htmx, render_page
 
@@ -16,7 +16,7 @@ bp = Blueprint("feedback", __name__, url_prefix="/feedback")
 
 
 def _per_user():
-    return f"feedback:{current_user.id}"
+    return f"feedback:{acting_user().id}"
 
 
 @bp.get("")

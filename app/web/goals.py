@@ -4,11 +4,12 @@ from datetime import timedelta
 
 from flask import Blueprint, render_template, request, url_for
 from flask_babel import gettext as _
-from flask_login import current_user, login_required
+from flask_login import login_required
 
 from app.services import categories, goals, progress
 from app.services.errors import DomainError
-from app.web.catalogue import DIALOG_PAGE, acting_user, done, list_filters, prefilled, quiet, refused, show_dialog
+from app.web.acting import acting_user
+from app.web.catalogue import DIALOG_PAGE, done, list_filters, prefilled, quiet, refused, show_dialog
 from app.web.rendering import is_htmx, render_page
 
 bp = Blueprint("goals", __name__, url_prefix="/goals")
@@ -22,7 +23,7 @@ PROGRESS_FORM = "goals/_progress.html"
 def index():
     filters = list_filters("q", "sort", "status", "category", "archived")
     rows = goals.tree(
-        current_user,
+        acting_user(),
         archived=filters["archived"] == "1",
         search=filters["q"],
         status=filters["status"],

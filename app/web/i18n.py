@@ -5,19 +5,20 @@ the default is English.
 """
 
 from flask import current_app, has_request_context, request
-from flask_login import current_user
+
+from app.web.acting import acting_user, signed_in
 
 
 def select_locale():
     """The user's setting when signed in, else the browser's best match, else English."""
     if not has_request_context():
         return None
-    if current_user.is_authenticated:
-        return current_user.language
+    if signed_in():
+        return acting_user().language
     return request.accept_languages.best_match(current_app.config["LANGUAGES"])
 
 
 def select_timezone():
-    if has_request_context() and current_user.is_authenticated:
-        return current_user.timezone
+    if signed_in():
+        return acting_user().timezone
     return None

@@ -7,20 +7,16 @@ from datetime import timedelta
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user, login_required
+from flask_login import login_required
 
 from app.services import icons, routines, schedules, streaks, today
 from app.services.errors import DomainError, Invalid, message_for
 from app.services.values import day_from, month_from
+from app.web.acting import acting_user
 from app.web.forms import echoed_form, form_refused
 from app.web.rendering import is_htmx, render_page, trigger
 
 bp = Blueprint("routines", __name__, url_prefix="/routines")
-
-
-def me():
-    """The signed-in user itself (not the proxy): XP bookkeeping keys on the model's type."""
-    return current_user._get_current_object()
 
 
 STRIP_DAYS = 7
@@ -53,7 +49,7 @@ def month():
 @bp.get("/today-card")
 @login_required
 def today_card():
-    return render_template("routines/_today_card.html", plan=today.today_routine(me()))
+    return render_template("routines/_today_card.html", plan=today.today_routine(acting_user()))
 
 
 @bp.get("/list")
@@ -70,13 +66,13 @@ def summary():
 
 
 def _day_context(requested):
-    current = today.local_today(me())[1]
+    current = today.local_today(acting_user())[1]
     day = _parse_day(requested, current)
     return {
         "day": day,
         "today": current,
         "strip": [current - timedelta(days=offset) for offset in range(STRIP_DAYS - 1, -1, -1)],
-        "plans": today.day_routines(me(), day, today=current),
+        "plans": today.day_routines(acting_user(), day, today=current),
         **_calendar_context(request.args.get("month"), day, current),
     }
 
@@ -91,7 +87,7 @@ def _parse_day(value, current):
 
 
 def _calendar_context(month_value, selected, current=None):
-    current = current or today.local_today(me())[1]
+    current = current or today.local_today(acting_user())[1]
     # A month that can't be read (or lies outside 1900-2100) shows the current one.
     first = month_from(month_value) if month_value else (selected or current).replace(day=1)
     first = min(first or current.replace(day=1), current.replace(day=1))
@@ -109,8 +105,8 @@ def _calendar_context(month_value, selected, current=None):
 
 
 def _list_context():
-    found = routines.listing(me())
-    week = schedules.week(me())
+    found = routines.listing(acting_user())
+    week = schedules.week(acting_user())
     return {"routines": found, "week": week, "active_days": len(week)}
 
 
@@ -120,14 +116,14 @@ def _list_context():
 @bp.post("/entries/<entry_id>/check")
 @login_required
 def check_entry(entry_id):
-    return _changed(lambda day: today.check(me(), entry_id, day=day))
+    return _changed(lambda day: today.check(acting_user(), entry_id, day=day))
 
 
 @bp.post("/entries/<entry_id>/skip")
 @login_required
 def skip_entry(entry_id):
     wanted = request.form.get("skip", "1") not in ("0", "false", "")
-    return _changed(lambda day: today.skip(me(), entry_id, skip=wanted, day=day))
+    return _changed(lambda day: today.skip(acting_user(), entry_id, skip=wanted, day=day))
 
 
 def _changed(action):
@@ -178,7 +174,7 @@ def create():
     form = request.form
     try:
         if form.get("kind") == "LIST":
-            routine = routines.create_list(me(), form.get("name"), form.get("icon"))
+            routine = routines.create_list(acting_user(), form.get("name"), form.get("icon"))
         else:
             section = {
                 "name": form.get("section_name"),
@@ -186,7 +182,7 @@ def create():
                 "ends_at": form.get("section_ends_at"),
                 "icon": form.get("section_icon"),
             }
-            routine = routines.create_timed(me(), form.get("name"), form.get("icon"), [section])
+            routine = routines.create_timed(acting_user(), form.get("name"), form.get("icon"), [section])
     except DomainError as error:
         return _refused(CREATE, error, fields=_create_fields(error))
     if not is_htmx():
@@ -225,7 +221,7 @@ def _dialog_template(fragment):
 @bp.get("/<routine_id>/edit")
 @login_required
 def edit(routine_id):
-    return _editor(routines.get(me(), routine_id))
+    return _editor(routines.get(acting_user(), routine_id))
 
 
 def _editor(routine, error=None, failed=None, status=200):
@@ -235,7 +231,7 @@ def _editor(routine, error=None, failed=None, status=200):
         status,
         routine=routine,
         picture=routines.describe(routine),
-        choices=routines.item_choices(me()),
+        choices=routines.item_choices(acting_user()),
         error=error,
         failed=failed,
         form=echoed_form() if failed else {},
@@ -249,7 +245,7 @@ def _short_fields(error):
 
 def _edited(routine_id, failed, action):
     """Run one editor action and show the editor again (with the refusal at the failed form)."""
-    routine = routines.get(me(), routine_id)
+    routine = routines.get(acting_user(), routine_id)
     try:
         action(routine)
     except DomainError as error:
@@ -269,7 +265,7 @@ def rename(routine_id):
     return _edited(
         routine_id,
         "rename",
-        lambda r: routines.rename(me(), r.id, request.form.get("name"), request.form.get("icon") or None),
+        lambda r: routines.rename(acting_user(), r.id, request.form.get("name"), request.form.get("icon") or None),
     )
 
 
@@ -281,7 +277,7 @@ def add_section(routine_id):
         routine_id,
         "add-section",
         lambda r: routines.add_section(
-            me(), r.id, form.get("name"), form.get("starts_at"), _form_time("ends_at"), form.get("icon")
+            acting_user(), r.id, form.get("name"), form.get("starts_at"), _form_time("ends_at"), form.get("icon")
         ),
     )
 
@@ -294,7 +290,7 @@ def edit_section(routine_id, section_id):
         routine_id,
         f"section-{section_id}",
         lambda r: routines.edit_section(
-            me(),
+            acting_user(),
             r.id,
             section_id,
             name=form.get("name"),
@@ -309,13 +305,15 @@ def edit_section(routine_id, section_id):
 @login_required
 def move_section(routine_id, section_id):
     offset = -1 if request.form.get("direction") == "up" else 1
-    return _edited(routine_id, None, lambda r: routines.move_section(me(), r.id, section_id, offset))
+    return _edited(routine_id, None, lambda r: routines.move_section(acting_user(), r.id, section_id, offset))
 
 
 @bp.post("/<routine_id>/sections/<section_id>/delete")
 @login_required
 def remove_section(routine_id, section_id):
-    return _edited(routine_id, f"section-{section_id}", lambda r: routines.remove_section(me(), r.id, section_id))
+    return _edited(
+        routine_id, f"section-{section_id}", lambda r: routines.remove_section(acting_user(), r.id, section_id)
+    )
 
 
 @bp.post("/<routine_id>/entries")
@@ -328,7 +326,7 @@ def add_entry(routine_id):
         routine_id,
         f"add-entry-{section_id or 'list'}",
         lambda r: routines.add_entry(
-            me(),
+            acting_user(),
             r.id,
             habit_id=item_id if kind == "habit" else None,
             task_id=item_id if kind == "task" else None,
@@ -342,12 +340,12 @@ def add_entry(routine_id):
 @bp.post("/entries/<entry_id>")
 @login_required
 def edit_entry(entry_id):
-    entry = routines.get_entry(me(), entry_id)
+    entry = routines.get_entry(acting_user(), entry_id)
     return _edited(
         entry.routine_id,
         f"entry-{entry.id}",
         lambda _r: routines.edit_entry(
-            me(), entry.id, starts_at=_form_time("starts_at"), ends_at=_form_time("ends_at")
+            acting_user(), entry.id, starts_at=_form_time("starts_at"), ends_at=_form_time("ends_at")
         ),
     )
 
@@ -355,16 +353,16 @@ def edit_entry(entry_id):
 @bp.post("/entries/<entry_id>/move")
 @login_required
 def move_entry(entry_id):
-    entry = routines.get_entry(me(), entry_id)
+    entry = routines.get_entry(acting_user(), entry_id)
     offset = -1 if request.form.get("direction") == "up" else 1
-    return _edited(entry.routine_id, None, lambda _r: routines.move_entry(me(), entry.id, offset))
+    return _edited(entry.routine_id, None, lambda _r: routines.move_entry(acting_user(), entry.id, offset))
 
 
 @bp.post("/entries/<entry_id>/delete")
 @login_required
 def remove_entry(entry_id):
-    entry = routines.get_entry(me(), entry_id)
-    return _edited(entry.routine_id, None, lambda _r: routines.remove_entry(me(), entry.id))
+    entry = routines.get_entry(acting_user(), entry_id)
+    return _edited(entry.routine_id, None, lambda _r: routines.remove_entry(acting_user(), entry.id))
 
 
 # Schedules ------------------------------------------------------------------------------------
@@ -373,18 +371,18 @@ def remove_entry(entry_id):
 @bp.get("/<routine_id>/schedule")
 @login_required
 def schedule_form(routine_id):
-    routine = routines.get(me(), routine_id)
-    return _dialog("routines/_schedule.html", routine=routine, week=schedules.week(me()))
+    routine = routines.get(acting_user(), routine_id)
+    return _dialog("routines/_schedule.html", routine=routine, week=schedules.week(acting_user()))
 
 
 @bp.post("/<routine_id>/schedule")
 @login_required
 def schedule(routine_id):
-    routine = routines.get(me(), routine_id)
+    routine = routines.get(acting_user(), routine_id)
     try:
-        change = schedules.set_days(me(), routine.id, [d for d in request.form.getlist("weekdays") if d])
+        change = schedules.set_days(acting_user(), routine.id, [d for d in request.form.getlist("weekdays") if d])
     except DomainError as error:
-        return _refused("routines/_schedule.html", error, routine=routine, week=schedules.week(me()))
+        return _refused("routines/_schedule.html", error, routine=routine, week=schedules.week(acting_user()))
     if not is_htmx():
         return redirect(url_for("routines.index"))
     trigger("dialog:close")
@@ -397,13 +395,13 @@ def schedule(routine_id):
 @bp.get("/<routine_id>/delete")
 @login_required
 def confirm_delete(routine_id):
-    return _dialog("routines/_confirm_delete.html", routine=routines.get(me(), routine_id))
+    return _dialog("routines/_confirm_delete.html", routine=routines.get(acting_user(), routine_id))
 
 
 @bp.post("/<routine_id>/delete")
 @login_required
 def delete(routine_id):
-    routines.delete(me(), routine_id)
+    routines.delete(acting_user(), routine_id)
     return _closed()
 
 

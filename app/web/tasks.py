@@ -6,7 +6,8 @@ from flask_login import login_required
 
 from app.services import categories, tasks
 from app.services.errors import DomainError
-from app.web.catalogue import DIALOG_PAGE, acting_user, done, list_filters, prefilled, refused, show_dialog
+from app.web.acting import acting_user
+from app.web.catalogue import DIALOG_PAGE, done, list_filters, prefilled, refused, show_dialog
 from app.web.rendering import is_htmx, render_page
 
 bp = Blueprint("tasks", __name__, url_prefix="/tasks")

@@ -37,28 +37,28 @@ class CategoryEdit(Ref):
     description: str | None = None
 
 
-@tool(kind="read", label=_l("Read your categories"), args=Search)
+@tool(domain="categories", kind="read", label=_l("Read your categories"), args=Search)
 def getUserCategories(ctx, args):
     """List the person's categories (areas of life) with their XP and level."""
     rows = [use.category for use in categories.listing(ctx.user, search=args.search)]
     return views.capped(rows, views.category)
 
 
-@tool(kind="write", label=_l("Created a category"), domains=("categories",), page="/categories", args=CategoryNew)
+@tool(kind="write", label=_l("Created a category"), domain="categories", page="/categories", args=CategoryNew)
 def createUserCategory(ctx, args):
     """Create a category (an area of life such as Health or Work). Returns its id."""
     created = categories.create(ctx.user, **args.model_dump())
     return {"created": views.category(created)}
 
 
-@tool(kind="write", label=_l("Changed a category"), domains=("categories",), page="/categories", args=CategoryEdit)
+@tool(kind="write", label=_l("Changed a category"), domain="categories", page="/categories", args=CategoryEdit)
 def editUserCategory(ctx, args):
     """Change a category's name, icon or description; fields you do not send keep their value."""
     changes = args.model_dump(exclude_unset=True, exclude={"ref"})
     return {"updated": views.category(categories.edit(ctx.user, args.ref, **changes))}
 
 
-@tool(kind="write", label=_l("Deleted a category"), domains=("categories",), page="/categories", args=Ref)
+@tool(kind="write", label=_l("Deleted a category"), domain="categories", page="/categories", args=Ref)
 def deleteUserCategory(ctx, args):
     """Delete a category. Confirm with the person first. Refused while a habit, task or goal uses
     it: the refusal says which."""
@@ -92,7 +92,7 @@ class HabitEdit(Ref):
     motivation: str | None = None
 
 
-@tool(kind="read", label=_l("Read your habits"), args=Search)
+@tool(domain="habits", kind="read", label=_l("Read your habits"), args=Search)
 def getUserHabits(ctx, args):
     """List the person's habits (recurring things) with ids, categories, streaks and the routines
     that hold them."""
@@ -100,20 +100,20 @@ def getUserHabits(ctx, args):
     return views.capped(habits.listing(ctx.user, search=args.search), lambda h: views.habit(h, using))
 
 
-@tool(kind="write", label=_l("Created a habit"), domains=("habits",), page="/habits", args=HabitNew)
+@tool(kind="write", label=_l("Created a habit"), domain="habits", page="/habits", args=HabitNew)
 def createUserHabit(ctx, args):
     """Create a habit. Returns the new habit with its id (use that id to put it in a routine)."""
     return {"created": views.habit(habits.create(ctx.user, **args.model_dump()))}
 
 
-@tool(kind="write", label=_l("Changed a habit"), domains=("habits",), page="/habits", args=HabitEdit)
+@tool(kind="write", label=_l("Changed a habit"), domain="habits", page="/habits", args=HabitEdit)
 def editUserHabit(ctx, args):
     """Change some fields of a habit; fields you do not send keep their value."""
     changes = args.model_dump(exclude_unset=True, exclude={"ref"})
     return {"updated": views.habit(habits.edit(ctx.user, args.ref, **changes))}
 
 
-@tool(kind="write", label=_l("Deleted a habit"), domains=("habits",), page="/habits", args=Ref)
+@tool(kind="write", label=_l("Deleted a habit"), domain="habits", page="/habits", args=Ref)
 def deleteUserHabit(ctx, args):
     """Delete a habit. Confirm with the person first. Refused while it is in a routine (the
     refusal names the routines): remove its entries first, if the person agrees."""
@@ -146,27 +146,27 @@ class TaskEdit(Ref):
     one_time: bool | None = None
 
 
-@tool(kind="read", label=_l("Read your tasks"), args=Search)
+@tool(domain="tasks", kind="read", label=_l("Read your tasks"), args=Search)
 def getUserTasks(ctx, args):
     """List the person's tasks with ids, categories and the routines that hold them."""
     using = tasks.routines_using(ctx.user)
     return views.capped(tasks.listing(ctx.user, search=args.search), lambda t: views.task(t, using))
 
 
-@tool(kind="write", label=_l("Created a task"), domains=("tasks",), page="/tasks", args=TaskNew)
+@tool(kind="write", label=_l("Created a task"), domain="tasks", page="/tasks", args=TaskNew)
 def createUserTask(ctx, args):
     """Create a task (something the person intends to do). Returns the new task with its id."""
     return {"created": views.task(tasks.create(ctx.user, **args.model_dump()))}
 
 
-@tool(kind="write", label=_l("Changed a task"), domains=("tasks",), page="/tasks", args=TaskEdit)
+@tool(kind="write", label=_l("Changed a task"), domain="tasks", page="/tasks", args=TaskEdit)
 def editUserTask(ctx, args):
     """Change some fields of a task; fields you do not send keep their value."""
     changes = args.model_dump(exclude_unset=True, exclude={"ref"})
     return {"updated": views.task(tasks.edit(ctx.user, args.ref, **changes))}
 
 
-@tool(kind="write", label=_l("Deleted a task"), domains=("tasks",), page="/tasks", args=Ref)
+@tool(kind="write", label=_l("Deleted a task"), domain="tasks", page="/tasks", args=Ref)
 def deleteUserTask(ctx, args):
     """Delete a task. Confirm with the person first. Refused while it is in a routine."""
     task = tasks.resolve(ctx.user, args.ref)

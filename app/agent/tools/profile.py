@@ -37,21 +37,21 @@ def _visible(settings):
     return {key: value for key, value in settings.items() if key != "email"}
 
 
-@tool(kind="read", label=_l("Read your configuration"))
+@tool(domain="profile", kind="read", label=_l("Read your configuration"))
 def getUserConfiguration(ctx, args):
     """The person's settings: name, phrase, theme, language, time zone, constance mode, XP decay,
     dashboard widgets (and the widget ids available), level and XP."""
     return {"configuration": _visible(configuration.settings(ctx.user)), "available_widgets": list(widgets.CATALOGUE)}
 
 
-@tool(kind="write", label=_l("Changed your configuration"), domains=("profile",), page="/configuration",
+@tool(kind="write", label=_l("Changed your configuration"), domain="profile", page="/configuration",
       args=ConfigurationChange)  # fmt: skip
 def updateUserConfiguration(ctx, args):
     """Change some settings; the ones you do not send keep their value."""
     return {"configuration": _visible(configuration.update(ctx.user, **args.model_dump(exclude_unset=True)))}
 
 
-@tool(kind="write", label=_l("Sent your feedback"), page="/feedback", args=FeedbackNew)
+@tool(domain="feedback", kind="write", label=_l("Sent your feedback"), page="/feedback", args=FeedbackNew)
 def submitUserFeedback(ctx, args):
     """Send feedback to the Beyou team — ONLY when the person asked, in their own words, after
     they confirmed the exact text and kind."""

@@ -1,5 +1,5 @@
 """Where each tool is declared once: its name, what the model is told, its typed arguments,
-read or write, the domains it announces, and a handler into the service layer.
+read or write, the domain it belongs to, and a handler into the service layer.
 
 The handler runs as the turn's user; the model never names the user. Refusals come back to the
 model as data it can act on (the key, the translated message, the candidates), never as an
@@ -41,7 +41,7 @@ class Tool:
     description: str
     args_model: type[BaseModel]
     kind: Literal["read", "write"]
-    domains: tuple[str, ...]
+    domain: str  # the declared domain whose service it calls; a write announces it
     label: Any  # a lazy translated string shown on the chip or card ("Created a habit")
     page: str | None  # where a write's card links to
     handler: Callable[[ToolContext, BaseModel], Any]
@@ -71,7 +71,7 @@ class NoArguments(BaseModel):
     pass
 
 
-def tool(*, kind, label, domains=(), page=None, args=NoArguments):
+def tool(*, domain, kind, label, page=None, args=NoArguments):
     """Register the decorated function as a tool named after it; its docstring is the description."""
 
     def register(handler):
@@ -83,7 +83,7 @@ def tool(*, kind, label, domains=(), page=None, args=NoArguments):
             description=" ".join((handler.__doc__ or "").split()),
             args_model=args,
             kind=kind,
-            domains=tuple(domains),
+            domain=domain,
             label=label,
             page=page,
             handler=handler,

@@ -120,14 +120,14 @@ def _described(routine):
 # Reading --------------------------------------------------------------------------------------
 
 
-@tool(kind="read", label=_l("Read your routines"))
+@tool(domain="routines", kind="read", label=_l("Read your routines"))
 def getUserRoutines(ctx, args):
     """Every routine with its sections and entries: each entry has its own ENTRY id next to the
     habit or task id, plus the weekdays it is scheduled on."""
     return {"routines": [routines.describe(routine) for routine in routines.listing(ctx.user)]}
 
 
-@tool(kind="read", label=_l("Read today's routine"))
+@tool(domain="routines", kind="read", label=_l("Read today's routine"))
 def getTodayRoutine(ctx, args):
     """The routine scheduled for today in the person's time zone, each entry with its ENTRY id and
     whether it is checked or skipped. Null when nothing is scheduled today."""
@@ -135,7 +135,7 @@ def getTodayRoutine(ctx, args):
     return {"today": view.to_dict() if view else None}
 
 
-@tool(kind="read", label=_l("Read your schedule"))
+@tool(domain="routines", kind="read", label=_l("Read your schedule"))
 def getUserSchedules(ctx, args):
     """Which routine runs on which weekday (one routine per weekday at most)."""
     week = schedules.week(ctx.user)
@@ -151,7 +151,7 @@ def getUserSchedules(ctx, args):
 # Building -------------------------------------------------------------------------------------
 
 
-@tool(kind="write", label=_l("Created a routine"), domains=("routines",), page="/routines", args=TimedRoutineNew)
+@tool(kind="write", label=_l("Created a routine"), domain="routines", page="/routines", args=TimedRoutineNew)
 def createUserRoutine(ctx, args):
     """Create a timed routine: sections with a name, an icon and an HH:mm window, each holding
     entries that point at EXISTING habits or tasks (create missing ones first), times inside the
@@ -160,20 +160,20 @@ def createUserRoutine(ctx, args):
     return _described(routines.create_timed(ctx.user, args.name, args.icon, sections))
 
 
-@tool(kind="write", label=_l("Created a list routine"), domains=("routines",), page="/routines", args=ListRoutineNew)
+@tool(kind="write", label=_l("Created a list routine"), domain="routines", page="/routines", args=ListRoutineNew)
 def createListRoutine(ctx, args):
     """Create a list routine: a flat ordered checklist of EXISTING habits and tasks, no times."""
     items = [item.model_dump(exclude={"id"}) for item in args.items]
     return _described(routines.create_list(ctx.user, args.name, args.icon, items))
 
 
-@tool(kind="write", label=_l("Renamed a routine"), domains=("routines",), page="/routines", args=Rename)
+@tool(kind="write", label=_l("Renamed a routine"), domain="routines", page="/routines", args=Rename)
 def renameUserRoutine(ctx, args):
     """Rename a routine (and change its icon when one is given)."""
     return _described(routines.rename(ctx.user, args.routine, args.name, args.icon))
 
 
-@tool(kind="write", label=_l("Changed a routine section"), domains=("routines",), page="/routines", args=SectionEdit)
+@tool(kind="write", label=_l("Changed a routine section"), domain="routines", page="/routines", args=SectionEdit)
 def editRoutineSection(ctx, args):
     """Change a section's name, icon or window; fields you do not send keep their value. Its
     entries' times must still fit the new window."""
@@ -181,7 +181,7 @@ def editRoutineSection(ctx, args):
     return _described(routines.edit_section(ctx.user, args.routine, args.section_id, **changes))
 
 
-@tool(kind="write", label=_l("Added a habit to a routine"), domains=("routines",), page="/routines", args=AddHabit)
+@tool(kind="write", label=_l("Added a habit to a routine"), domain="routines", page="/routines", args=AddHabit)
 def addHabitToRoutineSection(ctx, args):
     """Add one EXISTING habit to a section of a timed routine (or to a list routine)."""
     routine = routines.add_entry(ctx.user, args.routine, habit_id=args.habit, section_id=args.section_id,
@@ -189,7 +189,7 @@ def addHabitToRoutineSection(ctx, args):
     return _described(routine)
 
 
-@tool(kind="write", label=_l("Added a task to a routine"), domains=("routines",), page="/routines", args=AddTask)
+@tool(kind="write", label=_l("Added a task to a routine"), domain="routines", page="/routines", args=AddTask)
 def addTaskToRoutineSection(ctx, args):
     """Add one EXISTING task to a section of a timed routine (or to a list routine)."""
     routine = routines.add_entry(ctx.user, args.routine, task_id=args.task, section_id=args.section_id,
@@ -197,14 +197,14 @@ def addTaskToRoutineSection(ctx, args):
     return _described(routine)
 
 
-@tool(kind="write", label=_l("Removed a routine entry"), domains=("routines",), page="/routines", args=EntryRef)
+@tool(kind="write", label=_l("Removed a routine entry"), domain="routines", page="/routines", args=EntryRef)
 def removeRoutineItem(ctx, args):
     """Take one ENTRY out of its routine (by entry id). Confirm first. The habit or task itself
     stays, and so do past days."""
     return _described(routines.remove_entry(ctx.user, args.entry_id))
 
 
-@tool(kind="write", label=_l("Rebuilt a routine"), domains=("routines",), page="/routines", args=TimedRoutineReplace)
+@tool(kind="write", label=_l("Rebuilt a routine"), domain="routines", page="/routines", args=TimedRoutineReplace)
 def replaceUserRoutine(ctx, args):
     """Replace a whole timed routine: send the COMPLETE routine you just read, changed. Sections
     and entries keep their ids when you send them; anything left out is REMOVED. Confirm first;
@@ -213,7 +213,7 @@ def replaceUserRoutine(ctx, args):
     return _described(routines.replace(ctx.user, args.routine, tree))
 
 
-@tool(kind="write", label=_l("Rebuilt a list routine"), domains=("routines",), page="/routines",
+@tool(kind="write", label=_l("Rebuilt a list routine"), domain="routines", page="/routines",
       args=ListRoutineReplace)  # fmt: skip
 def replaceListRoutine(ctx, args):
     """Replace a list routine's whole list (and name): items left out are removed. Confirm first."""
@@ -221,7 +221,7 @@ def replaceListRoutine(ctx, args):
     return _described(routines.replace(ctx.user, args.routine, tree))
 
 
-@tool(kind="write", label=_l("Deleted a routine"), domains=("routines",), page="/routines", args=RoutineRef)
+@tool(kind="write", label=_l("Deleted a routine"), domain="routines", page="/routines", args=RoutineRef)
 def deleteUserRoutine(ctx, args):
     """Delete a routine with its sections, entries and schedule. Confirm first. Its habits and
     tasks stay."""
@@ -238,20 +238,20 @@ def _scheduled(ctx, args):
     return schedules.set_days(ctx.user, args.routine, args.weekdays).to_dict()
 
 
-@tool(kind="write", label=_l("Scheduled a routine"), domains=("routines",), page="/routines", args=Weekdays)
+@tool(kind="write", label=_l("Scheduled a routine"), domain="routines", page="/routines", args=Weekdays)
 def createUserSchedule(ctx, args):
     """Run a routine on these weekdays. A weekday held by another routine MOVES to this one: the
     answer lists what moved; tell the person."""
     return _scheduled(ctx, args)
 
 
-@tool(kind="write", label=_l("Changed a schedule"), domains=("routines",), page="/routines", args=Weekdays)
+@tool(kind="write", label=_l("Changed a schedule"), domain="routines", page="/routines", args=Weekdays)
 def updateUserSchedule(ctx, args):
     """Replace the weekdays a routine runs on (days held by another routine move to this one)."""
     return _scheduled(ctx, args)
 
 
-@tool(kind="write", label=_l("Unscheduled a routine"), domains=("routines",), page="/routines", args=RoutineRef)
+@tool(kind="write", label=_l("Unscheduled a routine"), domain="routines", page="/routines", args=RoutineRef)
 def deleteUserSchedule(ctx, args):
     """Unschedule a routine: it stays, but runs on no day. Confirm first."""
     return schedules.clear(ctx.user, args.routine).to_dict()
@@ -260,14 +260,14 @@ def deleteUserSchedule(ctx, args):
 # Today ----------------------------------------------------------------------------------------
 
 
-@tool(kind="write", label=_l("Checked an item"), domains=("routines",), page="/routines", args=Check)
+@tool(kind="write", label=_l("Checked an item"), domain="routines", page="/routines", args=Check)
 def checkRoutineItem(ctx, args):
     """Check (or, if already checked, uncheck) one routine ENTRY — it grants XP. ONLY when the
     person explicitly asks. Takes the entry id from getTodayRoutine, never a habit id."""
     return today.check(ctx.user, args.entry_id, day=args.day).to_dict()
 
 
-@tool(kind="write", label=_l("Skipped an item"), domains=("routines",), page="/routines", args=Skip)
+@tool(kind="write", label=_l("Skipped an item"), domain="routines", page="/routines", args=Skip)
 def skipRoutineItem(ctx, args):
     """Skip one routine ENTRY for the day (never a failure, no XP), or undo a skip. ONLY when the
     person asks. Takes the entry id, never a habit id."""
