@@ -18,7 +18,7 @@ DayCloseMark — with bulk inserts, shaped as the day close and the checks would
 then sets XP totals and streak figures from them. This is the only place that writes rows
 directly; it is a measuring tool, not a way into the database.
 
-`build` is shared with tests/integration/test_statement_counts.py, which builds a light and a
+`build` is shared with tests/platform/test_statement_counts.py, which builds a light and a
 heavier account and asserts that each request's statement count does not grow with the data.
 """
 

@@ -11,6 +11,7 @@ import pytest
 
 from app import create_app
 from app.extensions import db, limiter
+from app.models import User
 from app.services import accounts
 
 TEST_DATABASE_URL = os.environ.get("BEYOU_TEST_DATABASE_URL")
@@ -125,3 +126,15 @@ def other_signed_in(app, other_user_id):
     sign_in(other, email="bruno@example.com")
     other.csrf = csrf_token_from(other.get("/dashboard"))
     return other
+
+
+@pytest.fixture
+def ana(app_context, user_id):
+    """Ana's account, inside an app context."""
+    return db.session.get(User, user_id)
+
+
+@pytest.fixture
+def bruno(app_context, other_user_id):
+    """Bruno's account: the other user whose ids must behave like unknown ones."""
+    return db.session.get(User, other_user_id)

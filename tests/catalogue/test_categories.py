@@ -7,7 +7,7 @@ from app.models import Category, XpDay
 from app.models.history import OwnerType
 from app.services import categories, progress
 from app.services.errors import Conflict, Invalid, NotFound
-from tests.catalogue.conftest import a_category, a_goal, a_habit, a_task
+from tests.builders import a_category, a_goal, a_habit, a_task
 
 
 def test_a_category_keeps_its_name_description_and_icon(ana):

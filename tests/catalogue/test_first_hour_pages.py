@@ -1,7 +1,7 @@
 """What a newcomer meets in the first hour, as the server answers it: the welcome card, the phone's
 navigation, a toast after every create, edit and delete, a level-up wherever it happens, delete
 dialogs that say up front what will happen, Portuguese dates, the icon picker and the time zone
-field. (The browser side is tests/e2e/test_first_hour.py.)"""
+field. (The browser side is tests/browser/test_first_hour.py.)"""
 
 import json
 import re
@@ -15,7 +15,7 @@ from app.extensions import db
 from app.models import User
 from app.services import icons
 from app.web.navigation import AREAS
-from tests.catalogue.conftest import a_category, a_goal, a_habit, a_task, as_user, put_in_routine
+from tests.builders import a_category, a_goal, a_habit, a_task, as_user, put_in_routine
 from tests.conftest import make_user, sign_in
 from tests.routines.conftest import make_category, make_habit, morning
 

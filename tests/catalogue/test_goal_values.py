@@ -17,7 +17,7 @@ from app.models import Goal
 from app.services import goals
 from app.services.errors import Invalid
 from app.services.values import NUMBER_MAX
-from tests.catalogue.conftest import a_goal
+from tests.builders import a_goal
 
 
 def refusal_of(action):

@@ -9,7 +9,7 @@ from app.extensions import db
 from app.models import Goal, GoalStatus, XpDay
 from app.services import goals
 from app.services.errors import Invalid, NotFound
-from tests.catalogue.conftest import TODAY, a_category, a_goal
+from tests.builders import TODAY, a_category, a_goal
 
 
 @pytest.mark.parametrize(

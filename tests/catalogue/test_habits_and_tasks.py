@@ -9,7 +9,7 @@ from app.models import DayOutcome, Habit, Task, XpDay
 from app.models.history import Outcome, OwnerType
 from app.services import habits, progress, tasks
 from app.services.errors import Conflict, Invalid, NotFound
-from tests.catalogue.conftest import a_category, a_habit, a_task, put_in_routine
+from tests.builders import a_category, a_habit, a_task, put_in_routine
 
 
 def test_a_habit_needs_at_least_one_category(ana):

@@ -8,7 +8,7 @@ import pytest
 
 from app.extensions import db
 from app.models import Category, Feedback, Goal, Habit, User
-from tests.catalogue.conftest import a_category, a_goal, a_habit, as_user, put_in_routine
+from tests.builders import a_category, a_goal, a_habit, as_user, put_in_routine
 from tests.conftest import PASSWORD
 
 HTMX = {"HX-Request": "true"}

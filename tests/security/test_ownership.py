@@ -5,7 +5,7 @@ import uuid
 import pytest
 
 from app.services import configuration
-from tests.catalogue.conftest import a_category, a_goal, a_habit, a_task, as_user
+from tests.builders import a_category, a_goal, a_habit, a_task, as_user
 
 BLUEPRINTS = ("categories", "habits", "tasks", "goals")
 

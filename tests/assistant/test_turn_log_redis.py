@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from app.agent.turn_log import RedisTurnLog
-from tests.agent.conftest import AgentClient, Reply, chain_env, make_user, read_events, wait_for_turn
+from tests.assistant.conftest import AgentClient, Reply, chain_env, make_user, read_events, wait_for_turn
 from tests.conftest import TEST_REDIS_URL
 
 pytestmark = pytest.mark.skipif(not TEST_REDIS_URL, reason="needs BEYOU_TEST_REDIS_URL (a real Redis)")

@@ -1,25 +1,13 @@
-"""Factories for the catalogue tests: Ana's and Bruno's accounts, and their things."""
+"""Factories every domain's tests share: a category, a habit, a task, a goal, a routine holding one."""
 
 from contextlib import contextmanager
 from datetime import date, time
-
-import pytest
 
 from app.extensions import db
 from app.models import Routine, RoutineEntry, RoutineKind, RoutineSection, User
 from app.services import categories, goals, habits, tasks
 
 TODAY = date(2026, 3, 11)  # a Wednesday
-
-
-@pytest.fixture
-def ana(app_context, user_id):
-    return db.session.get(User, user_id)
-
-
-@pytest.fixture
-def bruno(app_context, other_user_id):
-    return db.session.get(User, other_user_id)
 
 
 @contextmanager

@@ -26,9 +26,9 @@ from app.llm import (
     ToolCallReady,
     Waiting,
 )
+from tests.chain.conftest import env_for
+from tests.chain.shapes import HabitSuggestion
 from tests.fakes import FakeCall, Reply
-from tests.llm.conftest import env_for
-from tests.llm.shapes import HabitSuggestion
 
 KINDS = {"openai-compatible": "mistral", "gemini": "gemini"}
 BOTH = pytest.mark.parametrize("first", KINDS.values(), ids=KINDS.keys())

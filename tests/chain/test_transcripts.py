@@ -9,8 +9,8 @@ import re
 import pytest
 
 from app.llm import AssistantReply, ChatRequest, Message, ToolSpec
+from tests.chain.shapes import HabitArgs, NoArgs
 from tests.fakes import FakeCall, Reply
-from tests.llm.shapes import HabitArgs, NoArgs
 
 TOOLS = [ToolSpec("createHabit", "Create a habit", HabitArgs), ToolSpec("listHabits", "List habits", NoArgs)]
 

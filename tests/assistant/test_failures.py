@@ -11,7 +11,7 @@ from werkzeug.serving import make_server
 
 from app.extensions import db
 from app.models.agent import Chat, ChatMessage, Ending, Turn
-from tests.agent.conftest import AgentClient, Reply, make_user, turn_id_in, wait_for_turn
+from tests.assistant.conftest import AgentClient, Reply, make_user, turn_id_in, wait_for_turn
 
 
 def saved_messages(app):

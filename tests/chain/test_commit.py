@@ -3,8 +3,8 @@
 import pytest
 
 from app.llm import ChatRequest, Completed, Message, StreamInterrupted, TextDelta, ToolCallReady, ToolSpec, Waiting
+from tests.chain.shapes import HabitArgs
 from tests.fakes import FakeCall, Reply
-from tests.llm.shapes import HabitArgs
 
 KINDS = {"openai-compatible": "mistral", "gemini": "gemini"}
 

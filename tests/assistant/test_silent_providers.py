@@ -7,7 +7,7 @@ import pytest
 
 from app.extensions import db
 from app.models import Task
-from tests.agent.conftest import AgentClient, Reply, chain_env, make_user, wait_for_turn
+from tests.assistant.conftest import AgentClient, Reply, chain_env, make_user, wait_for_turn
 from tests.fakes.script import FakeCall
 
 KINDS = {"openai-compatible": "mistral", "gemini": "gemini"}

@@ -10,7 +10,7 @@ from app.extensions import db
 from app.models import User
 from app.models.agent import Chat, ChatMessage
 from app.services import assistant
-from tests.agent.conftest import AgentClient, Reply, make_user
+from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.fakes.script import FakeCall
 
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from app import create_app
 from app.extensions import db
 from app.services import accounts, categories, configuration
-from tests.e2e.conftest import serve
+from tests.browser.conftest import serve
 from tests.fakes import FakeProviders, Reply
 from tests.fakes.script import FakeCall
 

@@ -2,7 +2,7 @@
 
 from app.extensions import db
 from app.models.agent import ChatMessage, Ending
-from tests.agent.conftest import Reply, wait_for_turn
+from tests.assistant.conftest import Reply, wait_for_turn
 
 
 def test_a_message_streams_tokens_then_done_and_is_saved(ana, fake, agent_app):

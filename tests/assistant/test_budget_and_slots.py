@@ -14,7 +14,7 @@ from app.extensions import db
 from app.models import User
 from app.models.agent import Turn, TurnStatus
 from app.services import assistant
-from tests.agent.conftest import AgentClient, Reply, make_user, turn_id_in, wait_for_turn
+from tests.assistant.conftest import AgentClient, Reply, make_user, turn_id_in, wait_for_turn
 
 
 def user_id_of(app, email="ana@example.com"):

@@ -3,9 +3,9 @@
 import pytest
 
 from app.llm import AssistantReply, ChainExhausted, ChatRequest, Completed, Message, TextDelta, ToolSpec
+from tests.chain.shapes import HabitArgs
 from tests.fakes import FakeCall, Reply
 from tests.fakes.wire import gemini_error_body
-from tests.llm.shapes import HabitArgs
 
 # (first link, next link): one line-up per provider kind failing first.
 LINE_UPS = {"openai-compatible": ("mistral", "gemini"), "gemini": ("gemini", "mistral")}

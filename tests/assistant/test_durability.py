@@ -17,7 +17,7 @@ from app.extensions import db
 from app.models import User
 from app.models.agent import ChatMessage, Ending, Turn, TurnStatus
 from app.services import assistant, configuration, routines, tasks
-from tests.agent.conftest import AgentClient, make_user, wait_for_turn
+from tests.assistant.conftest import AgentClient, make_user, wait_for_turn
 from tests.conftest import TEST_DATABASE_URL
 from tests.fakes import Reply
 from tests.fakes.script import FakeCall

@@ -11,7 +11,7 @@ from app.models import DayOutcome, ScheduleDay, User
 from app.models.history import Outcome, OwnerType
 from app.services import configuration, feedback, goals, progress
 from app.services.errors import Invalid
-from tests.catalogue.conftest import a_category, a_goal, a_habit, a_task, put_in_routine
+from tests.builders import a_category, a_goal, a_habit, a_task, put_in_routine
 from tests.conftest import PASSWORD
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from app.llm import ChainExhausted, ChatRequest, Message
 from app.llm.chain import JSON_RETRY_WARNING
+from tests.chain.shapes import HabitSuggestion
 from tests.fakes import Reply
-from tests.llm.shapes import HabitSuggestion
 
 GOOD = json.dumps({"name": "Read", "importance": 4})
 

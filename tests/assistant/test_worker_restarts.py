@@ -22,7 +22,7 @@ import requests
 from app.extensions import db
 from app.models import Task
 from app.models.agent import ChatMessage, Ending, Turn, TurnStatus
-from tests.agent.conftest import make_user, parse_frame, wait_for_turn
+from tests.assistant.conftest import make_user, parse_frame, wait_for_turn
 from tests.conftest import PASSWORD, TEST_DATABASE_URL, TEST_REDIS_URL
 from tests.fakes import Reply
 from tests.fakes.script import FakeCall

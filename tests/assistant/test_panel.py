@@ -7,7 +7,7 @@ from app.extensions import db
 from app.llm.settings import NOT_CONFIGURED_HINT
 from app.models.agent import ChatMessage, Ending
 from app.services import accounts
-from tests.agent.conftest import AgentClient, Reply, make_user
+from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.fakes.script import FakeCall
 
 
