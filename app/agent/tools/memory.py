@@ -22,16 +22,15 @@ class ChatNote(BaseModel):
     )
 
 
-@tool(
-    domain="profile", kind="write", label=_l("Remembered something about you"), page="/configuration", args=GlobalNote
-)
+@tool(domain="profile", kind="write", label=_l("Remembered something about you"), page="/configuration",
+      args=GlobalNote, core=True)  # fmt: skip
 def updateGlobalContext(ctx, args):
     """Overwrite your durable note about the person (preferences, routines, goals they care about),
     shared by every chat. Send the whole merged note, never secrets."""
     return {"saved": True, "note": assistant.set_global_note(ctx.user, args.note)}
 
 
-@tool(domain="assistant", kind="write", label=_l("Noted this conversation"), args=ChatNote)
+@tool(domain="assistant", kind="write", label=_l("Noted this conversation"), args=ChatNote, core=True)
 def updateChatContext(ctx, args):
     """Overwrite your note about the current conversation (what is being planned, decisions made).
     Send the whole merged note."""
