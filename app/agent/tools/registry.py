@@ -45,7 +45,7 @@ class Tool:
     label: Any  # a lazy translated string shown on the chip or card ("Created a habit")
     page: str | None  # where a write's card links to
     handler: Callable[[ToolContext, BaseModel], Any]
-    core: bool = False  # sent on every model round, whatever the page (app/agent/toolsets.py)
+    core: bool = False  # sent on every model round, whatever the page (toolsets.py)
 
     @property
     def spec(self):
