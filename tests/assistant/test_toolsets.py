@@ -6,7 +6,7 @@ import pytest
 
 from app.agent.tools import registry, toolsets
 from app.web.navigation import AREAS
-from tests.assistant.conftest import Reply
+from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.fakes.script import FakeCall
 
 CORE = {name for name, tool in registry.REGISTRY.items() if tool.core}
@@ -52,6 +52,20 @@ def test_the_first_round_carries_no_tool_of_another_domain(ana, fake):
     (request,) = fake.requests("mistral")
     assert sent_tools(request) == CORE | tools_of("habits")
     assert "getUserGoals" not in sent_tools(request) and "createUserRoutine" not in sent_tools(request)
+
+
+def test_a_gemini_link_gets_the_same_cut_tool_list_as_function_declarations(make_agent_app, fake):
+    app = make_agent_app(order="gemini")
+    make_user(app)
+    ana = AgentClient(app)
+    fake.script("gemini", Reply.calls(FakeCall("openToolsets", {"toolsets": ["goals"]})), Reply.says("Ready."))
+    ana.stream(ana.send_ok(ana.new_chat(), "goals please", page="/tasks"))
+    first, second = (
+        {declared["name"] for tool in request.body["tools"] for declared in tool["functionDeclarations"]}
+        for request in fake.requests("gemini")
+    )
+    assert first == CORE | tools_of("tasks")
+    assert second == CORE | tools_of("tasks", "goals")
 
 
 def test_a_call_to_a_tool_not_sent_still_runs_and_opens_its_toolset_for_the_next_rounds(ana, fake):
