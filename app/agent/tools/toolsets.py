@@ -5,7 +5,7 @@ user of the app, so the tool list is cut to what the turn needs (docs/agent-tool
 
 - the core tools (`@tool(core=True)`: the two memory notes and `openToolsets`), on every round;
 - the toolsets of the page the message was sent from (`Toolset.pages`, navigation area slugs);
-- every toolset opened by a call still in the request's messages: `openToolsets(["goals"])`, or a
+- every toolset opened by a call still in the request's messages: `openToolsets(toolsets=["goals"])`, or a
   call to any tool of that toolset. The call stays in the turn's transcript, so a toolset opened
   in one round is carried by every later round of the turn (and by the next turns of the chat
   while the call is in their 20-message window).
@@ -84,7 +84,7 @@ def named_toolsets(arguments):
 
 
 def tools_for(page, messages):
-    """The tools of the next round, in registry order (a stable prefix providers can cache)."""
+    """The tools of the next round, in registry order (the same tools always come in one order)."""
     domains = opened(page, messages)
     return [candidate for candidate in REGISTRY.values() if candidate.core or candidate.domain in domains]
 
