@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, StrictUndefined
 
-from app.agent.tools import registry
+from app.agent.tools import toolsets
 from app.llm import ChatRequest, Message
 from app.services import assistant, icons
 from app.services.progress import today_for
@@ -58,9 +58,11 @@ def history(chat, turn):
 
 
 def request_for(user, chat, turn, this_turn):
-    """The request for the next model call: history, then this turn's messages so far."""
+    """The request for the next model call: history, then this turn's messages so far, and the
+    tools the turn needs (the core, the page's toolsets and those its calls opened)."""
+    messages = [*history(chat, turn), *this_turn]
     return ChatRequest(
         system=system_prompt(user, chat, turn),
-        messages=[*history(chat, turn), *this_turn],
-        tools=registry.specs(),
+        messages=messages,
+        tools=toolsets.specs_for(turn.page, messages),
     )

@@ -35,6 +35,7 @@ from app.llm import (
     StreamInterrupted,
     TextDelta,
     ToolCallReady,
+    model,
 )
 from app.llm import Completed as ModelCompleted
 from app.models import User
@@ -161,10 +162,10 @@ class TurnRun:
         context = registry.ToolContext(user=user, chat=chat, page=turn.page, focus_entry_id=turn.focus_entry_id)
         self.text = turn.text
         self.transcript.append(Message.user(turn.text))
-        chain = self.app.extensions["llm_chain"]
+        the_model = model("agent")
         try:
             for _round in range(config["AGENT_MAX_ROUNDS"]):
-                calls = self._model_round(chain, user, chat, turn, context, deadline)
+                calls = self._model_round(the_model, user, chat, turn, context, deadline)
                 if not calls:
                     break
             else:
@@ -190,7 +191,7 @@ class TurnRun:
             db.session.rollback()
             self._end(Ending.FAILED, "TURN_FAILED")
 
-    def _model_round(self, chain, user, chat, turn, context, deadline):
+    def _model_round(self, the_model, user, chat, turn, context, deadline):
         """One model call; runs the tool calls it makes. Returns those calls (none: answered)."""
         request = prompt.request_for(user, chat, turn, self.transcript)
         # End the read transaction before waiting on the model: a turn must not hold a database
@@ -198,7 +199,7 @@ class TurnRun:
         db.session.commit()
         text, calls, results, extras = [], [], [], {}
         self.round = (text, calls, results)
-        stream = chain.stream(request, deadline=deadline)
+        stream = the_model.stream(request, deadline=deadline)
         try:
             for event in stream:
                 self._check_still_wanted(deadline)

@@ -1,8 +1,12 @@
 """Everything that talks to a model goes through this package.
 
-    chain = build_chain(ChainSettings.from_env(os.environ))
-    for event in chain.stream(ChatRequest(system=..., messages=[Message.user("hi")])):
+A service asks for the model through one door, named for its metrics and optionally with its
+own per-user rate bucket (app/llm/door.py):
+
+    for event in model("agent").stream(ChatRequest(system=..., messages=[Message.user("hi")])):
         ...
+    plan = model("briefing", bucket=RateBucket("briefing", "BRIEFING_RATE_LIMIT")).structured(
+        request, Briefing, user=user)
 
 See docs/llm.md for the rules (order and blocklist, typed failures, cooldowns, portable
 transcripts, structured output) and how to add a provider.
@@ -19,6 +23,7 @@ import click
 
 from app.llm.chain import Chain, LastError, LinkState
 from app.llm.cooldowns import Clock
+from app.llm.door import BudgetSpent, Model, RateBucket, model
 from app.llm.errors import (
     ChainConfigError,
     ChainExhausted,
@@ -89,6 +94,8 @@ def _serving() -> bool:
 
 
 def current_chain() -> Chain:
+    """The app's chain itself, for what sees every link (the admin page, readiness checks);
+    a feature that calls a model goes through `model(label)` instead."""
     from flask import current_app
 
     return current_app.extensions[EXTENSION_KEY]
@@ -96,6 +103,7 @@ def current_chain() -> Chain:
 
 __all__ = [
     "AssistantReply",
+    "BudgetSpent",
     "Chain",
     "ChainConfigError",
     "ChainExhausted",
@@ -110,6 +118,8 @@ __all__ = [
     "LinkSettings",
     "LinkState",
     "Message",
+    "Model",
+    "RateBucket",
     "StreamEvent",
     "StreamInterrupted",
     "TextDelta",
@@ -122,4 +132,5 @@ __all__ = [
     "build_chain",
     "current_chain",
     "init_app",
+    "model",
 ]

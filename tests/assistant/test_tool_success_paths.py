@@ -278,6 +278,10 @@ CASES = {
         lambda life: {"note": "Planning a 5k."},
         lambda result, life, user: life["chat"].note == "Planning a 5k.",
     ),
+    "openToolsets": (
+        lambda life: {"toolsets": ["goals"]},
+        lambda result, life, user: result["opened"] == ["goals"] and "completeUserGoal" in result["tools"],
+    ),
     "submitUserFeedback": (
         lambda life: {"kind": "FEATURE_REQUEST", "text": "A dark theme for the calendar, please."},
         lambda result, life, user: (

@@ -140,7 +140,8 @@ def _uuids_in_text(text):
 # The tools that name nothing by id: they only read or write the acting user's own things.
 NO_IDS = {"getUserHabits", "getUserCategories", "getUserTasks", "getUserGoals", "getUserRoutines",
           "getUserSchedules", "getTodayRoutine", "getUserConfiguration", "updateUserConfiguration",
-          "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory"}  # fmt: skip
+          "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory",
+          "openToolsets"}  # fmt: skip
 TAKING_IDS = [name for name in ALL_TOOLS if name not in NO_IDS]
 
 
@@ -183,7 +184,7 @@ def test_every_tool_of_the_design_document_is_registered():
         "getUserConfiguration", "updateUserConfiguration", "updateGlobalContext", "updateChatContext",
         "submitUserFeedback",
     }  # fmt: skip
-    assert set(registry.REGISTRY) == expected
+    assert set(registry.REGISTRY) - {"openToolsets"} == expected  # openToolsets reaches the others
     for tool in registry.REGISTRY.values():
         assert tool.description, tool.name
         if tool.kind == "write" and tool.name != "updateChatContext":  # the chat note lives in the chat

@@ -1,3 +1,3 @@
 """The assistant's tools, one module per domain; importing this package registers them all."""
 
-from app.agent.tools import catalogue, goals, memory, profile, routines  # noqa: F401
+from app.agent.tools import catalogue, goals, memory, profile, routines, toolsets  # noqa: F401

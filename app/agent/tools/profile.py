@@ -11,19 +11,17 @@ from app.services import configuration, feedback, widgets
 
 class ConfigurationChange(BaseModel):
     name: str | None = None
-    phrase: str | None = Field(None, description="A motivational phrase shown on the dashboard.")
+    phrase: str | None = Field(None, description="The dashboard's motivational phrase.")
     phrase_author: str | None = None
     theme: Literal["light", "dark", "system"] | None = None
     language: Literal["en", "pt"] | None = None
-    timezone: str | None = Field(None, description="An IANA time zone such as Europe/Lisbon.")
+    timezone: str | None = Field(None, description="IANA, e.g. Europe/Lisbon.")
     constance_mode: Literal["ANY", "COMPLETE"] | None = Field(
-        None, description="ANY: a day counts when anything was checked; COMPLETE: when everything was done."
+        None, description="A day counts when ANY entry or when the COMPLETE routine was checked."
     )
-    xp_decay: Literal["GRADUAL", "FLAT", "TIME_WINDOW"] | None = Field(
-        None, description="How much XP a late check still pays."
-    )
+    xp_decay: Literal["GRADUAL", "FLAT", "TIME_WINDOW"] | None = Field(None, description="XP of a late check.")
     widgets: list[str] | None = Field(
-        None, description="The dashboard widgets, in order: " + ", ".join(widgets.CATALOGUE)
+        None, description="Dashboard widgets in order, from: " + ", ".join(widgets.CATALOGUE)
     )
 
 
@@ -39,21 +37,21 @@ def _visible(settings):
 
 @tool(domain="profile", kind="read", label=_l("Read your configuration"))
 def getUserConfiguration(ctx, args):
-    """The person's settings: name, phrase, theme, language, time zone, constance mode, XP decay,
-    dashboard widgets (and the widget ids available), level and XP."""
+    """The person's settings (name, phrase, theme, language, time zone, constance mode, XP decay,
+    widgets), level and XP."""
     return {"configuration": _visible(configuration.settings(ctx.user)), "available_widgets": list(widgets.CATALOGUE)}
 
 
 @tool(kind="write", label=_l("Changed your configuration"), domain="profile", page="/configuration",
       args=ConfigurationChange)  # fmt: skip
 def updateUserConfiguration(ctx, args):
-    """Change some settings; the ones you do not send keep their value."""
+    """Change some settings; unsent ones stay."""
     return {"configuration": _visible(configuration.update(ctx.user, **args.model_dump(exclude_unset=True)))}
 
 
 @tool(domain="feedback", kind="write", label=_l("Sent your feedback"), page="/feedback", args=FeedbackNew)
 def submitUserFeedback(ctx, args):
-    """Send feedback to the Beyou team — ONLY when the person asked, in their own words, after
-    they confirmed the exact text and kind."""
+    """Send feedback to the Beyou team: ONLY when the person asked, in their own words, after
+    confirming the exact text and kind."""
     sent = feedback.submit(ctx.user, args.kind, args.text, page=ctx.page)
     return {"sent": True, "id": str(sent.id)}

@@ -45,6 +45,7 @@ class Tool:
     label: Any  # a lazy translated string shown on the chip or card ("Created a habit")
     page: str | None  # where a write's card links to
     handler: Callable[[ToolContext, BaseModel], Any]
+    core: bool = False  # sent on every model round, whatever the page (toolsets.py)
 
     @property
     def spec(self):
@@ -71,8 +72,9 @@ class NoArguments(BaseModel):
     pass
 
 
-def tool(*, domain, kind, label, page=None, args=NoArguments):
-    """Register the decorated function as a tool named after it; its docstring is the description."""
+def tool(*, domain, kind, label, page=None, args=NoArguments, core=False, description=None):
+    """Register the decorated function as a tool named after it; its docstring is the description
+    unless one is given (a description built from declarations)."""
 
     def register(handler):
         name = handler.__name__
@@ -80,13 +82,14 @@ def tool(*, domain, kind, label, page=None, args=NoArguments):
             raise ValueError(f"tool {name} is declared twice")
         REGISTRY[name] = Tool(
             name=name,
-            description=" ".join((handler.__doc__ or "").split()),
+            description=description or " ".join((handler.__doc__ or "").split()),
             args_model=args,
             kind=kind,
             domain=domain,
             label=label,
             page=page,
             handler=handler,
+            core=core,
         )
         return handler
 
@@ -146,7 +149,3 @@ def _invalid_arguments(invalid):
         "message": "The arguments do not match the tool's schema; fix them and call again.",
         "details": problems,
     }
-
-
-def specs():
-    return [tool.spec for tool in REGISTRY.values()]

@@ -13,58 +13,68 @@ from app.agent.tools.registry import tool
 from app.services import routines, schedules, today
 
 ROUTINE_REF = "The routine's id or exact name."
-HHMM = "HH:mm (24 h)."
+HHMM = "HH:mm"
 
 
 class RoutineRef(BaseModel):
     routine: str = Field(description=ROUTINE_REF)
 
 
-class EntrySpec(BaseModel):
-    id: str | None = Field(None, description="Only in replaceUserRoutine: the id of an entry to keep.")
-    habit_id: str | None = Field(None, description="An EXISTING habit: id or exact name. Send habit_id or task_id.")
-    task_id: str | None = Field(None, description="An EXISTING task: id or exact name.")
-    starts_at: str | None = Field(None, description=HHMM + " Inside the section's window.")
+class EntryNew(BaseModel):
+    habit_id: str | None = Field(None, description="An EXISTING habit's id or exact name; or send task_id.")
+    task_id: str | None = Field(None, description="An EXISTING task's id or exact name.")
+    starts_at: str | None = Field(None, description=HHMM + ", inside the section's window.")
     ends_at: str | None = Field(None, description=HHMM)
 
 
-class SectionSpec(BaseModel):
-    id: str | None = Field(None, description="Only in replaceUserRoutine: the id of a section to keep.")
+class EntryKept(EntryNew):
+    id: str | None = Field(None, description="The id of an entry to keep.")
+
+
+class SectionNew(BaseModel):
     name: str
     icon: str | None = None
     starts_at: str = Field(description=HHMM)
-    ends_at: str | None = Field(None, description=HHMM + " Before the start means the window runs past midnight.")
-    entries: list[EntrySpec] = Field(default_factory=list)
+    ends_at: str | None = Field(None, description=HHMM + "; before the start: runs past midnight.")
+    entries: list[EntryNew] = Field(default_factory=list)
 
 
-class ListItem(BaseModel):
-    id: str | None = Field(None, description="Only in replaceListRoutine: the id of an entry to keep.")
+class SectionKept(SectionNew):
+    id: str | None = Field(None, description="The id of a section to keep.")
+    entries: list[EntryKept] = Field(default_factory=list)
+
+
+class ListItemNew(BaseModel):
     habit_id: str | None = None
     task_id: str | None = None
+
+
+class ListItemKept(ListItemNew):
+    id: str | None = Field(None, description="The id of an entry to keep.")
 
 
 class TimedRoutineNew(BaseModel):
     name: str
     icon: str | None = None
-    sections: list[SectionSpec] = Field(min_length=1)
+    sections: list[SectionNew] = Field(min_length=1)
 
 
 class TimedRoutineReplace(RoutineRef):
     name: str
     icon: str | None = None
-    sections: list[SectionSpec] = Field(min_length=1)
+    sections: list[SectionKept] = Field(min_length=1)
 
 
 class ListRoutineNew(BaseModel):
     name: str
     icon: str | None = None
-    items: list[ListItem] = Field(default_factory=list, description="Habits and tasks in order; no times.")
+    items: list[ListItemNew] = Field(default_factory=list, description="Habits and tasks in order.")
 
 
 class ListRoutineReplace(RoutineRef):
     name: str
     icon: str | None = None
-    items: list[ListItem]
+    items: list[ListItemKept]
 
 
 class Rename(RoutineRef):
@@ -77,35 +87,33 @@ class SectionEdit(RoutineRef):
     name: str | None = None
     icon: str | None = None
     starts_at: str | None = Field(None, description=HHMM)
-    ends_at: str | None = Field(None, description=HHMM + " Send null to make the section open-ended.")
+    ends_at: str | None = Field(None, description=HHMM + "; null: open-ended.")
 
 
 class AddHabit(RoutineRef):
-    habit: str = Field(description="An EXISTING habit: id or exact name.")
-    section_id: str | None = Field(None, description="Required for a timed routine; omit for a list routine.")
+    habit: str = Field(description="An EXISTING habit's id or exact name.")
+    section_id: str | None = Field(None, description="For a timed routine; omit for a list routine.")
     starts_at: str | None = None
     ends_at: str | None = None
 
 
 class AddTask(RoutineRef):
-    task: str = Field(description="An EXISTING task: id or exact name.")
+    task: str = Field(description="An EXISTING task's id or exact name.")
     section_id: str | None = None
     starts_at: str | None = None
     ends_at: str | None = None
 
 
 class EntryRef(BaseModel):
-    entry_id: str = Field(description="The ENTRY id (from getUserRoutines or getTodayRoutine), not a habit id.")
+    entry_id: str = Field(description="The ENTRY id (getTodayRoutine, getUserRoutines), never a habit id.")
 
 
 class Weekdays(RoutineRef):
-    weekdays: list[str] = Field(
-        min_length=1, description="Monday…Sunday (English names, any letter case) or numbers 0 (Monday) to 6."
-    )
+    weekdays: list[str] = Field(min_length=1, description="Monday…Sunday, or 0 (Monday) to 6.")
 
 
 class Check(EntryRef):
-    day: date | None = Field(None, description="Omit for today; a past date checks that day late (less XP).")
+    day: date | None = Field(None, description="Omit for today; a past date checks late (less XP).")
 
 
 class Skip(EntryRef):
@@ -122,15 +130,15 @@ def _described(routine):
 
 @tool(domain="routines", kind="read", label=_l("Read your routines"))
 def getUserRoutines(ctx, args):
-    """Every routine with its sections and entries: each entry has its own ENTRY id next to the
-    habit or task id, plus the weekdays it is scheduled on."""
+    """Every routine: sections, entries (each with its own ENTRY id beside the habit or task id)
+    and weekdays."""
     return {"routines": [routines.describe(routine) for routine in routines.listing(ctx.user)]}
 
 
 @tool(domain="routines", kind="read", label=_l("Read today's routine"))
 def getTodayRoutine(ctx, args):
-    """The routine scheduled for today in the person's time zone, each entry with its ENTRY id and
-    whether it is checked or skipped. Null when nothing is scheduled today."""
+    """Today's routine (the person's time zone): each entry's ENTRY id, checked or skipped. Null
+    when nothing is scheduled."""
     view = today.today_routine(ctx.user)
     return {"today": view.to_dict() if view else None}
 
@@ -153,37 +161,36 @@ def getUserSchedules(ctx, args):
 
 @tool(kind="write", label=_l("Created a routine"), domain="routines", page="/routines", args=TimedRoutineNew)
 def createUserRoutine(ctx, args):
-    """Create a timed routine: sections with a name, an icon and an HH:mm window, each holding
-    entries that point at EXISTING habits or tasks (create missing ones first), times inside the
-    section window. Send no ids. Returns the routine with every new id."""
-    sections = [section.model_dump(exclude={"id"}) for section in args.sections]
+    """Create a timed routine: sections with an HH:mm window holding entries of EXISTING habits
+    or tasks (create missing ones first). Returns every new id."""
+    sections = [section.model_dump() for section in args.sections]
     return _described(routines.create_timed(ctx.user, args.name, args.icon, sections))
 
 
 @tool(kind="write", label=_l("Created a list routine"), domain="routines", page="/routines", args=ListRoutineNew)
 def createListRoutine(ctx, args):
-    """Create a list routine: a flat ordered checklist of EXISTING habits and tasks, no times."""
-    items = [item.model_dump(exclude={"id"}) for item in args.items]
+    """Create a list routine: an ordered checklist of EXISTING habits and tasks, no times."""
+    items = [item.model_dump() for item in args.items]
     return _described(routines.create_list(ctx.user, args.name, args.icon, items))
 
 
 @tool(kind="write", label=_l("Renamed a routine"), domain="routines", page="/routines", args=Rename)
 def renameUserRoutine(ctx, args):
-    """Rename a routine (and change its icon when one is given)."""
+    """Rename a routine (and change its icon if given)."""
     return _described(routines.rename(ctx.user, args.routine, args.name, args.icon))
 
 
 @tool(kind="write", label=_l("Changed a routine section"), domain="routines", page="/routines", args=SectionEdit)
 def editRoutineSection(ctx, args):
-    """Change a section's name, icon or window; fields you do not send keep their value. Its
-    entries' times must still fit the new window."""
+    """Change a section's name, icon or window (unsent fields stay); its entries must fit the
+    new window."""
     changes = args.model_dump(exclude_unset=True, exclude={"routine", "section_id"})
     return _described(routines.edit_section(ctx.user, args.routine, args.section_id, **changes))
 
 
 @tool(kind="write", label=_l("Added a habit to a routine"), domain="routines", page="/routines", args=AddHabit)
 def addHabitToRoutineSection(ctx, args):
-    """Add one EXISTING habit to a section of a timed routine (or to a list routine)."""
+    """Add an EXISTING habit to a timed routine's section, or to a list routine."""
     routine = routines.add_entry(ctx.user, args.routine, habit_id=args.habit, section_id=args.section_id,
                                  starts_at=args.starts_at, ends_at=args.ends_at)  # fmt: skip
     return _described(routine)
@@ -191,7 +198,7 @@ def addHabitToRoutineSection(ctx, args):
 
 @tool(kind="write", label=_l("Added a task to a routine"), domain="routines", page="/routines", args=AddTask)
 def addTaskToRoutineSection(ctx, args):
-    """Add one EXISTING task to a section of a timed routine (or to a list routine)."""
+    """Add an EXISTING task to a timed routine's section, or to a list routine."""
     routine = routines.add_entry(ctx.user, args.routine, task_id=args.task, section_id=args.section_id,
                                  starts_at=args.starts_at, ends_at=args.ends_at)  # fmt: skip
     return _described(routine)
@@ -199,16 +206,14 @@ def addTaskToRoutineSection(ctx, args):
 
 @tool(kind="write", label=_l("Removed a routine entry"), domain="routines", page="/routines", args=EntryRef)
 def removeRoutineItem(ctx, args):
-    """Take one ENTRY out of its routine (by entry id). Confirm first. The habit or task itself
-    stays, and so do past days."""
+    """Take one ENTRY out of its routine. Confirm first. The habit or task and past days stay."""
     return _described(routines.remove_entry(ctx.user, args.entry_id))
 
 
 @tool(kind="write", label=_l("Rebuilt a routine"), domain="routines", page="/routines", args=TimedRoutineReplace)
 def replaceUserRoutine(ctx, args):
-    """Replace a whole timed routine: send the COMPLETE routine you just read, changed. Sections
-    and entries keep their ids when you send them; anything left out is REMOVED. Confirm first;
-    prefer the targeted tools for one change."""
+    """Replace a whole timed routine with the COMPLETE routine you just read, changed: sent ids
+    are kept, anything left out is REMOVED. Confirm first; for one change use the targeted tools."""
     tree = {"name": args.name, "icon": args.icon, "sections": [s.model_dump() for s in args.sections]}
     return _described(routines.replace(ctx.user, args.routine, tree))
 
@@ -216,15 +221,15 @@ def replaceUserRoutine(ctx, args):
 @tool(kind="write", label=_l("Rebuilt a list routine"), domain="routines", page="/routines",
       args=ListRoutineReplace)  # fmt: skip
 def replaceListRoutine(ctx, args):
-    """Replace a list routine's whole list (and name): items left out are removed. Confirm first."""
+    """Replace a list routine's name and whole list: items left out are removed. Confirm first."""
     tree = {"name": args.name, "icon": args.icon, "entries": [item.model_dump() for item in args.items]}
     return _described(routines.replace(ctx.user, args.routine, tree))
 
 
 @tool(kind="write", label=_l("Deleted a routine"), domain="routines", page="/routines", args=RoutineRef)
 def deleteUserRoutine(ctx, args):
-    """Delete a routine with its sections, entries and schedule. Confirm first. Its habits and
-    tasks stay."""
+    """Delete a routine with its sections, entries and schedule (habits and tasks stay). Confirm
+    first."""
     routine = routines.resolve(ctx.user, args.routine)
     name = routine.name
     routines.delete(ctx.user, routine.id)
@@ -240,14 +245,14 @@ def _scheduled(ctx, args):
 
 @tool(kind="write", label=_l("Scheduled a routine"), domain="routines", page="/routines", args=Weekdays)
 def createUserSchedule(ctx, args):
-    """Run a routine on these weekdays. A weekday held by another routine MOVES to this one: the
-    answer lists what moved; tell the person."""
+    """Run a routine on these weekdays; a day held by another routine MOVES to this one (the
+    answer lists what moved: tell the person)."""
     return _scheduled(ctx, args)
 
 
 @tool(kind="write", label=_l("Changed a schedule"), domain="routines", page="/routines", args=Weekdays)
 def updateUserSchedule(ctx, args):
-    """Replace the weekdays a routine runs on (days held by another routine move to this one)."""
+    """Replace the weekdays a routine runs on (days of another routine move to it)."""
     return _scheduled(ctx, args)
 
 
@@ -262,13 +267,13 @@ def deleteUserSchedule(ctx, args):
 
 @tool(kind="write", label=_l("Checked an item"), domain="routines", page="/routines", args=Check)
 def checkRoutineItem(ctx, args):
-    """Check (or, if already checked, uncheck) one routine ENTRY — it grants XP. ONLY when the
-    person explicitly asks. Takes the entry id from getTodayRoutine, never a habit id."""
+    """Check (or uncheck, if checked) one routine ENTRY; grants XP. ONLY when the person
+    explicitly asks."""
     return today.check(ctx.user, args.entry_id, day=args.day).to_dict()
 
 
 @tool(kind="write", label=_l("Skipped an item"), domain="routines", page="/routines", args=Skip)
 def skipRoutineItem(ctx, args):
-    """Skip one routine ENTRY for the day (never a failure, no XP), or undo a skip. ONLY when the
-    person asks. Takes the entry id, never a habit id."""
+    """Skip one routine ENTRY for the day (no XP, never a failure), or undo a skip. ONLY when
+    the person asks."""
     return today.skip(ctx.user, args.entry_id, skip=args.skip, day=args.day).to_dict()

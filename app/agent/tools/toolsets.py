@@ -1,0 +1,121 @@
+"""Which tool specs one model round carries: the core, the page's toolsets, and what was opened.
+
+Every round re-sends its tool specs, and a free key's tokens-per-minute quota is shared by every
+user of the app, so the tool list is cut to what the turn needs (docs/agent-tools.md):
+
+- the core tools (`@tool(core=True)`: the two memory notes and `openToolsets`), on every round;
+- the toolsets of the page the message was sent from (`Toolset.pages`, navigation area slugs);
+- every toolset opened by a call still in the request's messages: `openToolsets(toolsets=["goals"])`, or a
+  call to any tool of that toolset. The call stays in the turn's transcript, so a toolset opened
+  in one round is carried by every later round of the turn (and by the next turns of the chat
+  while the call is in their 20-message window).
+
+A toolset is a domain: `Tool.domain` is what tools are grouped by. The first round therefore
+grows with the page's own domain, never with the catalogue: `openToolsets` names toolsets, not
+tools.
+"""
+
+from dataclasses import dataclass
+from typing import Literal
+
+from flask_babel import lazy_gettext as _l
+from pydantic import BaseModel, Field
+
+from app.agent.tools.registry import REGISTRY, tool
+
+DISCOVERY = "openToolsets"
+
+
+@dataclass(frozen=True)
+class Toolset:
+    domain: str  # the `Tool.domain` of its tools
+    summary: str | None  # what `openToolsets` offers (English: the model reads it); None: core only
+    pages: tuple[str, ...] = ()  # navigation areas whose turns carry it from the first round
+
+
+TOOLSETS = {
+    toolset.domain: toolset
+    for toolset in (
+        Toolset("habits", "list, create, edit, delete", pages=("habits",)),
+        Toolset("tasks", "one-off to-dos: list, create, edit, delete", pages=("tasks",)),
+        Toolset("categories", "areas of life: list, create, edit, delete", pages=("categories",)),
+        Toolset("goals", "list, create, edit, delete, progress, complete, archive, nest", pages=("goals",)),
+        Toolset("routines", "routines, sections, entries, weekday schedules, today: check, skip",
+                pages=("routines", "dashboard")),
+        Toolset("profile", "settings: name, phrase, theme, language, time zone, XP rules, widgets",
+                pages=("configuration",)),
+        Toolset("feedback", "send feedback to the Beyou team", pages=("feedback",)),
+        Toolset("assistant", None),  # the chat note and openToolsets: core tools, never opened
+    )
+}  # fmt: skip
+
+
+def area_of(page):
+    """The navigation area a page path belongs to ("/habits/3/edit" → habits, "/soon/mood" → mood)."""
+    parts = (page or "").split("?", 1)[0].strip("/").split("/")
+    slug = parts[1] if parts[0] == "soon" and len(parts) > 1 else parts[0]
+    return slug or None
+
+
+def page_toolsets(page):
+    area = area_of(page)
+    return {toolset.domain for toolset in TOOLSETS.values() if area in toolset.pages}
+
+
+def opened(page, messages):
+    """The toolsets a round carries besides the core: the page's, and every one a call in
+    `messages` opened (by `openToolsets`, or by calling one of its tools)."""
+    domains = page_toolsets(page)
+    for message in messages:
+        for call in message.tool_calls:
+            if call.name == DISCOVERY:
+                domains.update(named_toolsets(call.arguments))
+            elif (called := REGISTRY.get(call.name)) is not None:
+                domains.add(called.domain)
+    return domains
+
+
+def named_toolsets(arguments):
+    """The known toolset names in an `openToolsets` call's arguments (as the model sent them)."""
+    names = (arguments or {}).get("toolsets")
+    if not isinstance(names, list):
+        return set()
+    return {name for name in names if isinstance(name, str) and name in TOOLSETS}
+
+
+def tools_for(page, messages):
+    """The tools of the next round, in registry order (the same tools always come in one order)."""
+    domains = opened(page, messages)
+    return [candidate for candidate in REGISTRY.values() if candidate.core or candidate.domain in domains]
+
+
+def specs_for(page, messages):
+    return [tool.spec for tool in tools_for(page, messages)]
+
+
+OFFERED = tuple(toolset for toolset in TOOLSETS.values() if toolset.summary)
+
+
+# The discovery tool --------------------------------------------------------------------------
+
+ToolsetName = Literal[tuple(toolset.domain for toolset in OFFERED)]
+
+
+class ToolsetsToOpen(BaseModel):
+    toolsets: list[ToolsetName] = Field(min_length=1)
+
+
+DESCRIPTION = (
+    "Get the tools of other parts of the app, usable from your next step on (you start with the "
+    "page's). Toolsets: " + "; ".join(f"{toolset.domain} ({toolset.summary})" for toolset in OFFERED) + "."
+)
+
+
+@tool(domain="assistant", kind="read", label=_l("Looked for more tools"), args=ToolsetsToOpen, core=True,
+      description=DESCRIPTION)  # fmt: skip
+def openToolsets(ctx, args):
+    opening = set(args.toolsets)
+    return {
+        "opened": sorted(opening),
+        "tools": [name for name, found in REGISTRY.items() if found.domain in opening and not found.core],
+    }

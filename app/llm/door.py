@@ -1,0 +1,135 @@
+"""The one door services take to the chain: `model(label, bucket=...)`.
+
+Every feature that needs a model (the agent's streamed turns; onboarding, the daily briefing and
+the notebook AI, which want one validated pydantic object) asks for it here instead of reaching
+into `app.extensions`. The door names itself, so its calls are counted under its own label
+(`beyou_llm_door_calls_total{door,outcome}`) beside the chain's per-link metrics, and it may carry
+its own per-user rate bucket: a structured call spends one from it before any model is asked.
+The agent's door has none here — its budget is per turn, spent when a turn is claimed
+(app/agent/turn_budget.py), not per model round.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from flask import current_app
+from limits import parse
+from prometheus_client import Counter, Histogram
+from pydantic import BaseModel
+
+from app.llm.errors import LLMError
+
+if TYPE_CHECKING:
+    from app.llm.chain import Chain
+    from app.llm.messages import ChatRequest, StreamEvent
+
+Schema = TypeVar("Schema", bound=BaseModel)
+
+DOOR_CALLS = Counter("beyou_llm_door_calls", "Model calls by the door that asked, by outcome", ["door", "outcome"])
+DOOR_SECONDS = Histogram(
+    "beyou_llm_door_call_seconds",
+    "From a door's request to its last event or validated answer",
+    ["door"],
+    buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
+)
+
+
+class BudgetSpent(Exception):
+    """The door's bucket is empty for this user; `reset_at` (UTC) is when the next call may go."""
+
+    def __init__(self, door: str, reset_at: datetime):
+        super().__init__(f"{door}: {reset_at.isoformat()}")
+        self.door, self.reset_at = door, reset_at
+
+
+@dataclass(frozen=True)
+class RateBucket:
+    """A per-user budget of calls, counted in the app's rate-limit storage (memory in one
+    process, Redis shared by every worker). `setting` names the app config key holding the limit
+    ("30 per hour"), read at each call so a test or an operator can change it."""
+
+    scope: str
+    setting: str
+
+    def spend(self, user: Any) -> None:
+        from app.extensions import limiter
+
+        if not limiter.enabled:
+            return
+        limit = parse(current_app.config[self.setting])
+        key = (self.scope, f"user:{user.id}")
+        if not limiter.limiter.hit(limit, *key):
+            reset, _remaining = limiter.limiter.get_window_stats(limit, *key)
+            raise BudgetSpent(self.scope, datetime.fromtimestamp(reset, UTC))
+
+
+class Model:
+    """The chain as one door sees it: the same two calls, counted under the door's label."""
+
+    def __init__(self, chain: Chain, label: str, bucket: RateBucket | None = None):
+        self.chain, self.label, self.bucket = chain, label, bucket
+
+    @property
+    def configured(self) -> bool:
+        return self.chain.configured
+
+    def stream(self, request: ChatRequest, *, deadline: float | None = None) -> Iterator[StreamEvent]:
+        """`Chain.stream` (closing the iterator still cuts the HTTP stream at once)."""
+        started = time.monotonic()
+        try:
+            events = self.chain.stream(request, deadline=deadline)
+        except LLMError as refused:
+            self._count(refused, started)
+            raise
+        return self._counted(events, started)
+
+    def structured(
+        self,
+        request: ChatRequest,
+        schema: type[Schema],
+        *,
+        user: Any = None,
+        retry: bool = True,
+        deadline: float | None = None,
+    ) -> Schema:
+        """`Chain.structured`, after spending one call of the door's bucket for `user` (raises
+        `BudgetSpent` before any model is asked when it is empty)."""
+        if self.bucket is not None:
+            self.bucket.spend(user)
+        started = time.monotonic()
+        try:
+            answer = self.chain.structured(request, schema, retry=retry, deadline=deadline)
+        except LLMError as failed:
+            self._count(failed, started)
+            raise
+        self._count(None, started)
+        return answer
+
+    def _counted(self, events: Iterator[StreamEvent], started: float) -> Iterator[StreamEvent]:
+        outcome: LLMError | str | None = "cancelled"  # the caller stopped reading before the end
+        try:
+            yield from events
+            outcome = None
+        except LLMError as failed:
+            outcome = failed
+            raise
+        finally:
+            events.close()
+            self._count(outcome, started)
+
+    def _count(self, outcome: LLMError | str | None, started: float) -> None:
+        word = outcome.key.lower() if isinstance(outcome, LLMError) else outcome or "ok"
+        DOOR_CALLS.labels(self.label, word).inc()
+        DOOR_SECONDS.labels(self.label).observe(time.monotonic() - started)
+
+
+def model(label: str, *, bucket: RateBucket | None = None) -> Model:
+    """The app's model, for the door named `label` (a metrics label: "agent", "briefing", ...)."""
+    from app.llm import current_chain
+
+    return Model(current_chain(), label, bucket)

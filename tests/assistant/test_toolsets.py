@@ -1,0 +1,125 @@
+"""Which tool specs each model round carries (app/agent/tools/toolsets.py): the core and the page's
+toolsets first, any other toolset one `openToolsets` call away — from every page, for every tool —
+and an opened toolset stays for the rest of the turn."""
+
+import pytest
+
+from app.agent.tools import registry, toolsets
+from app.web.navigation import AREAS
+from tests.assistant.conftest import AgentClient, Reply, make_user
+from tests.fakes.script import FakeCall
+
+CORE = {name for name, tool in registry.REGISTRY.items() if tool.core}
+
+
+def sent_tools(request):
+    """The tool names one recorded chat-completions request carried."""
+    return {tool["function"]["name"] for tool in request.body.get("tools", [])}
+
+
+def tools_of(*domains):
+    return {name for name, tool in registry.REGISTRY.items() if tool.domain in domains}
+
+
+def page_paths(app):
+    """Every navigation area's page as the browser reports it, and a message sent from no page."""
+    with app.test_request_context():
+        return [(area.slug, area.url) for area in AREAS] + [("no page", "")]
+
+
+def test_from_every_page_every_tool_is_sent_first_or_one_open_toolsets_call_later(ana, fake, agent_app):
+    for slug, page in page_paths(agent_app):
+        fake.reset()
+        on_the_page = toolsets.page_toolsets(page)
+        closed = [toolset.domain for toolset in toolsets.OFFERED if toolset.domain not in on_the_page]
+        # One toolset opened per round, then an answer: each round shows what one opening adds.
+        fake.script("mistral", *[Reply.calls(FakeCall("openToolsets", {"toolsets": [domain]})) for domain in closed],
+                    Reply.says("Done."))  # fmt: skip
+        ana.stream(ana.send_ok(ana.new_chat(), "show me everything you can do", page=page))
+        rounds = [sent_tools(request) for request in fake.requests("mistral")]
+        assert len(rounds) == len(closed) + 1, slug
+        assert rounds[0] == CORE | tools_of(*on_the_page), f"{slug}: the first round is the core and the page's"
+        for number, domain in enumerate(closed, start=1):
+            opened_so_far = {*on_the_page, *closed[:number]}
+            assert rounds[number] == CORE | tools_of(*opened_so_far), f"{slug}: round {number + 1}, {domain} opened"
+        for name in registry.REGISTRY:
+            assert name in rounds[0] or name in rounds[-1], f"{name} is unreachable from {slug}"
+
+
+def test_the_first_round_carries_no_tool_of_another_domain(ana, fake):
+    fake.script("mistral", Reply.says("Hi"))
+    ana.stream(ana.send_ok(ana.new_chat(), "hi", page="/habits"))
+    (request,) = fake.requests("mistral")
+    assert sent_tools(request) == CORE | tools_of("habits")
+    assert "getUserGoals" not in sent_tools(request) and "createUserRoutine" not in sent_tools(request)
+
+
+def test_a_gemini_link_gets_the_same_cut_tool_list_as_function_declarations(make_agent_app, fake):
+    app = make_agent_app(order="gemini")
+    make_user(app)
+    ana = AgentClient(app)
+    fake.script("gemini", Reply.calls(FakeCall("openToolsets", {"toolsets": ["goals"]})), Reply.says("Ready."))
+    ana.stream(ana.send_ok(ana.new_chat(), "goals please", page="/tasks"))
+    first, second = (
+        {declared["name"] for tool in request.body["tools"] for declared in tool["functionDeclarations"]}
+        for request in fake.requests("gemini")
+    )
+    assert first == CORE | tools_of("tasks")
+    assert second == CORE | tools_of("tasks", "goals")
+
+
+def test_a_call_to_a_tool_not_sent_still_runs_and_opens_its_toolset_for_the_next_rounds(ana, fake):
+    fake.script(
+        "mistral",
+        Reply.calls(FakeCall("getUserGoals", {})),
+        Reply.calls(FakeCall("updateChatContext", {"note": "Looking at goals."})),
+        Reply.says("You have no goals yet."),
+    )
+    ana.stream(ana.send_ok(ana.new_chat(), "what are my goals?", page="/habits"))
+    first, second, third = (sent_tools(request) for request in fake.requests("mistral"))
+    assert "getUserGoals" not in first
+    assert tools_of("goals") <= second and tools_of("goals") <= third
+    assert '"total": 0' in fake.requests("mistral")[1].body["messages"][-1]["content"]  # it ran
+
+
+def test_an_opened_toolset_is_still_sent_in_the_next_turn_of_the_chat_while_its_call_is_in_the_window(ana, fake):
+    chat_id = ana.new_chat()
+    fake.script("mistral", Reply.calls(FakeCall("openToolsets", {"toolsets": ["goals"]})), Reply.says("Ready."))
+    ana.stream(ana.send_ok(chat_id, "let us talk goals", page="/habits"))
+    fake.script("mistral", Reply.says("Sure."))
+    ana.stream(ana.send_ok(chat_id, "and now?", page="/habits"))
+    assert tools_of("goals") <= sent_tools(fake.requests("mistral")[-1])
+
+
+def test_open_toolsets_refuses_an_unknown_toolset_with_arguments_the_model_can_fix(ana, fake):
+    fake.script("mistral", Reply.calls(FakeCall("openToolsets", {"toolsets": ["weather"]})), Reply.says("Sorry."))
+    ana.stream(ana.send_ok(ana.new_chat(), "open the weather", page="/habits"))
+    first, second = fake.requests("mistral")
+    assert sent_tools(second) == sent_tools(first)
+    assert "INVALID_ARGUMENTS" in second.body["messages"][-1]["content"]
+
+
+def test_every_tool_belongs_to_a_declared_toolset_and_every_toolset_page_is_a_navigation_area():
+    for tool in registry.REGISTRY.values():
+        assert tool.domain in toolsets.TOOLSETS, f"{tool.name}: domain {tool.domain} has no toolset"
+        assert tool.core or toolsets.TOOLSETS[tool.domain].summary, f"{tool.name} could never be opened"
+    slugs = {area.slug for area in AREAS}
+    for toolset in toolsets.TOOLSETS.values():
+        assert set(toolset.pages) <= slugs, toolset.domain
+
+
+def test_open_toolsets_names_toolsets_not_tools_so_the_first_round_does_not_grow_with_the_catalogue():
+    description = registry.REGISTRY["openToolsets"].description
+    for toolset in toolsets.OFFERED:
+        assert f"{toolset.domain} (" in description
+    for name in registry.REGISTRY:
+        assert name not in description, f"{name} is spelled out in the discovery tool"
+
+
+@pytest.mark.parametrize(
+    ("page", "area"),
+    [("/habits", "habits"), ("/goals?view=tree", "goals"), ("/habits/3/edit", "habits"), ("/soon/mood", "mood"),
+     ("", None), (None, None)],
+)  # fmt: skip
+def test_a_page_path_resolves_to_its_navigation_area(page, area):
+    assert toolsets.area_of(page) == area
