@@ -202,14 +202,15 @@ class _WithoutComments(httpx2.SyncByteStream):
 
 def connection_limits() -> httpx2.Limits:
     """How many connections one link may hold open in one worker process. httpx allows 100, so
-    the 101st answer streaming at once would wait for a connection (and time out): a worker
-    streams as many answers as it holds requests (gunicorn's worker connections, 2,000 by
-    default), so a link may hold as many, and keep a few idle ones warm for the next turns."""
+    the 101st answer streaming at once would wait for a connection (and time out). A running
+    turn holds one connection, and a worker runs as many turns as its users start (each user
+    two at most): the ceiling is set above what a worker can hold (5,000 streams on two), and a
+    few idle connections are kept warm for the next turns."""
     streams = int(os.environ.get("BEYOU_LLM_CONNECTIONS_PER_LINK") or DEFAULT_CONNECTIONS_PER_LINK)
     return httpx2.Limits(max_connections=streams, max_keepalive_connections=min(streams, KEEPALIVE_CONNECTIONS))
 
 
-DEFAULT_CONNECTIONS_PER_LINK = 2000
+DEFAULT_CONNECTIONS_PER_LINK = 5000
 KEEPALIVE_CONNECTIONS = 100
 
 
