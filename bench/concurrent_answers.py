@@ -146,6 +146,7 @@ async def run(options):
                     "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "120",
                     "BEYOU_LLM_TOTAL_TIMEOUT": "600",
                     "BEYOU_AGENT_TURN_SECONDS": "600",
+                    "BEYOU_AGENT_HEARTBEAT_SECONDS": "1",  # the floor beats as often as the model speaks
                     "BEYOU_WORKER_CONNECTIONS": str(2 * answers + 100),
                 }
                 with procfile_server(env, workers=1, floor=True) as (base_url, process):
