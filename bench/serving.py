@@ -30,10 +30,13 @@ def web_command():
 
 
 @contextlib.contextmanager
-def procfile_server(env, workers=1):
-    """The Procfile's web process on a free port of 127.0.0.1; yields (base URL, its process)."""
+def procfile_server(env, workers=1, floor=False):
+    """The Procfile's web process on a free port of 127.0.0.1; yields (base URL, its process).
+    With `floor`, the app also serves the bare routes of bench/floor.py, measured beside it."""
     port = free_port()
     command = web_command().replace("0.0.0.0", "127.0.0.1")
+    if floor:
+        command = command.replace("wsgi:app", "bench.floor:app")
     environment = {
         **os.environ,
         **env,
@@ -70,6 +73,36 @@ def worker_pids(process):
     """The gunicorn workers under the master."""
     output = subprocess.run(["ps", "-o", "pid=", "--ppid", str(process.pid)], capture_output=True, text=True)
     return [int(pid) for pid in output.stdout.split()]
+
+
+def cpu_seconds(pids):
+    """User and system CPU time the processes have used so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
+def bench_database(kind, folder, name):
+    """A database URL for a bench: a SQLite file in `folder`, or a schema of its own (`name`,
+    emptied first) in the PostgreSQL database of BEYOU_BENCH_DATABASE_URL or, failing that,
+    BEYOU_TEST_DATABASE_URL — so a bench never touches the tables the test suite uses."""
+    if kind == "sqlite":
+        return f"sqlite:///{Path(folder) / (name + '.sqlite3')}"
+    import sqlalchemy
+
+    url = os.environ.get("BEYOU_BENCH_DATABASE_URL") or os.environ.get("BEYOU_TEST_DATABASE_URL")
+    if not url:
+        raise SystemExit("PostgreSQL benches need BEYOU_BENCH_DATABASE_URL (or BEYOU_TEST_DATABASE_URL)")
+    engine = sqlalchemy.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sqlalchemy.text(f"DROP SCHEMA IF EXISTS {name} CASCADE"))
+        connection.execute(sqlalchemy.text(f"CREATE SCHEMA {name}"))
+    engine.dispose()
+    return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{name}"
 
 
 def rss_kib(pid):

@@ -1,39 +1,48 @@
-"""How many simultaneous answer streams the Procfile's server holds, heartbeats flowing.
+"""How many simultaneous answer streams the Procfile's server holds, beside a bare Flask SSE
+generator on the same server in the same run.
 
-    .venv/bin/python -m bench.sse_streams [--steps 250,500,1000,1500] [--seconds 15] [--workers 2]
+    .venv/bin/python -m bench.sse_streams [--streams 5000] [--heartbeats 1,15] [--databases sqlite,postgresql]
+                                          [--seconds 32] [--workers 2]
 
-Each stream is a turn whose model never answers (a local server that accepts and stays silent),
-so only heartbeats flow — the worst case for a dead-client detector. The heartbeat is set to 1 s;
-at each step more streams are opened and, over `--seconds`, every gap between two heartbeats on
-every stream is measured: lateness = gap − 1 s. Prints, per step, the p50/p99/max lateness and
-the memory the web workers added per stream. Target: at least 1,000 streams with p99 under 1 s.
+Each assistant stream is a claimed turn whose model never answers (a local server that accepts
+and stays silent), so only heartbeats flow — the worst case for a dead-client detector, and each
+stream holds its running turn. The floor is `GET /_floor/stream` (bench/floor.py): the same
+heartbeats from a bare generator. For each database and heartbeat, the bare streams are opened,
+measured and closed, then the assistant's; over `--seconds` (at least two beats) every gap
+between two heartbeats on every stream is measured: lateness = gap − heartbeat. Prints per side
+the streams connected and lost, p50/p99/max lateness, memory per stream, the workers' CPU, the
+ramp (seconds until every stream was open and its turn waiting on its model), and
+the assistant's figures as ratios to the floor's. PostgreSQL runs in a schema of its own in
+BEYOU_BENCH_DATABASE_URL (or BEYOU_TEST_DATABASE_URL). Target: ≥ 5,000 assistant streams,
+< 100 KB each, p99 lateness < 1 s, 0 lost.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import socket
-import statistics
 import tempfile
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 from app import create_app
 from app.extensions import db
 from app.models import User
-from app.services import assistant
-from bench.serving import free_port, procfile_server, rss_kib, worker_pids
+from app.services import accounts, assistant
+from bench.serving import bench_database, cpu_seconds, free_port, procfile_server, rss_kib, worker_pids
 
 SECRET = "bench-secret"
-HEARTBEAT = 1.0
+RAMP_SECONDS = 300  # a stream not connected by then (its turn not waiting on its model) counts as lost
 
 
 def silent_provider(port):
     """Accepts connections and never says a word: every turn waits for its first token."""
-    listener = socket.create_server(("127.0.0.1", port), backlog=4096)
+    listener = socket.create_server(("127.0.0.1", port), backlog=8192)
     held = []
 
     def accept_forever():
@@ -44,12 +53,13 @@ def silent_provider(port):
                 return
 
     threading.Thread(target=accept_forever, daemon=True).start()
-    return listener
+    return listener, held
 
 
 def prepare(database_url, streams):
     """Users (two streams each, the per-user cap), their pending turns, and signed session cookies
-    (what a browser would hold after signing in; a bench has no use for 500 password checks)."""
+    (what a browser would hold after signing in; a bench has no use for thousands of password
+    checks)."""
     app = create_app("development", SQLALCHEMY_DATABASE_URI=database_url, SECRET_KEY=SECRET)
     signer = app.session_interface.get_signing_serializer(app)
     cookies = []
@@ -59,107 +69,174 @@ def prepare(database_url, streams):
             user = User(name=f"Bench {index}", email=f"bench{index}@example.com", password_hash="!unusable")
             db.session.add(user)
             db.session.commit()
+            accounts.start_session(user)
             cookie = signer.dumps({"_user_id": user.get_id(), "_fresh": False})
             for _ in range(2):  # one chat per turn: a new turn in a chat cancels the one running there
                 chat = assistant.create_chat(user, "bench")
                 turn = assistant.start_turn(user, chat.id, f"hold on {uuid.uuid4()}")
-                cookies.append((cookie, turn.id))
+                cookies.append((cookie, f"/ai/agent/turns/{turn.id}/stream"))
+        db.engine.dispose()
     return cookies[:streams]
 
 
-async def watch(port, cookie, turn_id, gaps, ready):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**16)
+def prepared(database, heartbeat, streams, folder):
+    """A database holding `streams` pending turns, and how to watch them. SQLite's is prepared
+    once and copied for each heartbeat (preparing thousands of users takes minutes)."""
+    if database != "sqlite":
+        url = bench_database(database, folder, f"bench_sse_{int(heartbeat)}")
+        return url, prepare(url, streams)
+    template = Path(folder) / "streams-template.sqlite3"
+    if not template.exists():
+        url = bench_database(database, folder, "streams-template")
+        _PREPARED[template] = prepare(url, streams)
+    copy = Path(folder) / f"streams-{heartbeat:g}.sqlite3"
+    shutil.copyfile(template, copy)
+    return f"sqlite:///{copy}", _PREPARED[template]
+
+
+_PREPARED = {}
+
+
+@dataclass
+class Side:
+    name: str
+    wanted: int
+    connected: int = 0
+    lost: int = 0
+    gaps: list = None
+    kib_per_stream: float = 0.0
+    ramp: float = 0.0  # seconds from the first stream opened to all connected (and their turns waiting)
+    cpu: float = 0.0  # of one core, over the window
+
+    def p(self, fraction):
+        values = sorted(self.gaps)
+        return values[min(int(len(values) * fraction), len(values) - 1)] if values else float("nan")
+
+
+async def watch(port, cookie, path, heartbeat, gaps, ready, lost):
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**16)
+    except OSError:
+        lost.append(path)
+        return
     writer.write(
-        f"GET /ai/agent/turns/{turn_id}/stream HTTP/1.1\r\nHost: bench\r\nCookie: session={cookie}\r\n"
-        "Accept: text/event-stream\r\n\r\n".encode()
+        f"GET {path} HTTP/1.1\r\nHost: bench\r\nCookie: session={cookie}\r\nAccept: text/event-stream\r\n\r\n".encode()
     )
-    await writer.drain()
     last = None
     try:
+        await writer.drain()
         while True:
             line = await reader.readline()
             if not line:
+                lost.append(path)
                 return
             if line.startswith(b": ping"):
                 now = time.monotonic()
                 if last is not None:
-                    gaps.append(now - last - HEARTBEAT)
+                    gaps.append(now - last - heartbeat)
                 last = now
             elif line.startswith(b": connected"):
-                ready.append(turn_id)
+                ready.append(path)
+    except (OSError, asyncio.IncompleteReadError):
+        lost.append(path)
     finally:
         writer.close()
 
 
-async def run(options):
+async def measure(side, port, streams, heartbeat, seconds, process, settled=lambda: True):
+    """Open `streams`, wait until they are `settled` (every turn waiting on its model), measure a
+    window of beats, close them."""
+    pids = worker_pids(process)
+    before = sum(rss_kib(pid) for pid in pids)
+    ready, gaps, lost = [], [], []
+    tasks = []
+    for cookie, path in streams:
+        tasks.append(asyncio.create_task(watch(port, cookie, path, heartbeat, gaps, ready, lost)))
+        if len(tasks) % 100 == 0:
+            await asyncio.sleep(0.05)  # a ramp, as users arrive; not one SYN flood
+    opened = time.monotonic()
+    deadline = opened + RAMP_SECONDS
+    while (len(ready) + len(lost) < len(streams) or not settled()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    side.ramp = time.monotonic() - opened
+    await asyncio.sleep(heartbeat * 1.5)
+    gaps.clear()
+    cpu_before, started = cpu_seconds(pids), time.monotonic()
+    await asyncio.sleep(seconds)
+    side.cpu = (cpu_seconds(pids) - cpu_before) / (time.monotonic() - started)
+    side.gaps = list(gaps)
+    side.connected, side.lost = len(ready), len(set(lost)) + (len(streams) - len(ready) - len(set(lost)))
+    side.kib_per_stream = (sum(rss_kib(pid) for pid in pids) - before) / max(len(ready), 1)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.sleep(heartbeat + 1)  # the server notices the closed streams at their next beat
+
+
+async def run_one(database, heartbeat, options, folder):
     provider_port = free_port()
-    listener = silent_provider(provider_port)
-    results = []
-    with tempfile.TemporaryDirectory() as folder:
-        database_url = f"sqlite:///{Path(folder) / 'streams.sqlite3'}"
-        streams = prepare(database_url, max(options.steps))
-        env = {
-            "BEYOU_ENV": "development",
-            "BEYOU_SECRET_KEY": SECRET,
-            "BEYOU_DATABASE_URL": database_url,
-            "BEYOU_LLM_ORDER": "local",
-            "BEYOU_LLM_LOCAL_BASE_URL": f"http://127.0.0.1:{provider_port}/v1",
-            "BEYOU_LLM_LOCAL_MODEL": "silent",
-            "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "3600",
-            "BEYOU_LLM_TOTAL_TIMEOUT": "3600",
-            "BEYOU_AGENT_TURN_SECONDS": "3600",
-            "BEYOU_AGENT_HEARTBEAT_SECONDS": str(HEARTBEAT),
-        }
-        with procfile_server(env, workers=options.workers) as (base_url, process):
-            port = int(base_url.rsplit(":", 1)[1])
-            time.sleep(1)
-            baseline = sum(rss_kib(pid) for pid in worker_pids(process))
-            tasks, ready, gaps, opened = [], [], [], 0
-            for step in options.steps:
-                for cookie, turn_id in streams[opened:step]:
-                    tasks.append(asyncio.create_task(watch(port, cookie, turn_id, gaps, ready)))
-                opened = step
-                deadline = time.monotonic() + 30
-                while len(ready) < step and time.monotonic() < deadline:
-                    await asyncio.sleep(0.2)
-                await asyncio.sleep(HEARTBEAT * 1.5)
-                gaps.clear()
-                await asyncio.sleep(options.seconds)
-                measured = sorted(gaps)  # every open stream's heartbeats in the window
-                memory = sum(rss_kib(pid) for pid in worker_pids(process)) - baseline
-                results.append((step, len(ready), measured, memory))
-                print_row(*results[-1])
-            for task in tasks:
-                task.cancel()
+    listener, held = silent_provider(provider_port)
+    database_url, streams = prepared(database, heartbeat, options.streams, folder)
+    env = {
+        "BEYOU_ENV": "development",
+        "BEYOU_SECRET_KEY": SECRET,
+        "BEYOU_DATABASE_URL": database_url,
+        "BEYOU_LLM_ORDER": "local",
+        "BEYOU_LLM_LOCAL_BASE_URL": f"http://127.0.0.1:{provider_port}/v1",
+        "BEYOU_LLM_LOCAL_MODEL": "silent",
+        "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "3600",
+        "BEYOU_LLM_TOTAL_TIMEOUT": "3600",
+        "BEYOU_AGENT_TURN_SECONDS": "3600",
+        "BEYOU_AGENT_HEARTBEAT_SECONDS": str(heartbeat),
+        # A gevent worker holds this many requests; both sides need streams / workers of them.
+        "BEYOU_WORKER_CONNECTIONS": str(options.streams + 500),
+    }
+    seconds = max(options.seconds, 2 * heartbeat + 2)
+    with procfile_server(env, workers=options.workers, floor=True) as (base_url, process):
+        port = int(base_url.rsplit(":", 1)[1])
+        time.sleep(1)
+        bare = Side("bare generator", options.streams)
+        await measure(bare, port, [("", "/_floor/stream")] * options.streams, heartbeat, seconds, process)
+        agent = Side("assistant", options.streams)
+        await measure(agent, port, streams, heartbeat, seconds, process, lambda: len(held) >= len(streams))
     listener.close()
-    print_verdict(results)
+    print_rows(database, heartbeat, bare, agent)
+    return agent
 
 
-def percentile(values, fraction):
-    return values[min(int(len(values) * fraction), len(values) - 1)] if values else float("nan")
-
-
-def print_row(step, connected, gaps, memory_kib):
+def print_rows(database, heartbeat, bare, agent):
+    print(f"\n{database}, a heartbeat every {heartbeat:g} s, {bare.wanted} streams")
+    print(f"  {'':16}{'connected':>10}{'lost':>6}{'beats':>8}{'p50 late':>11}{'p99 late':>11}{'max late':>11}"
+          f"{'KiB/stream':>12}{'CPU':>7}{'ramp':>8}")  # fmt: skip
+    for side in (bare, agent):
+        print(
+            f"  {side.name:16}{side.connected:>10}{side.lost:>6}{len(side.gaps):>8}{side.p(0.5) * 1000:>9.1f}ms"
+            f"{side.p(0.99) * 1000:>9.1f}ms{max(side.gaps, default=float('nan')) * 1000:>9.1f}ms"
+            f"{side.kib_per_stream:>12.1f}{side.cpu * 100:>6.0f}%{side.ramp:>7.0f}s"
+        )
+    floor_p99 = max(bare.p(0.99), 0.001)  # a floor of a millisecond: no ratio to a clock's resolution
     print(
-        f"{step:>7} streams ({connected:>5} connected)  heartbeats {len(gaps):>6}  lateness "
-        f"p50 {statistics.median(gaps) * 1000 if gaps else float('nan'):7.1f} ms  "
-        f"p99 {percentile(gaps, 0.99) * 1000:7.1f} ms  max {max(gaps, default=float('nan')) * 1000:7.1f} ms  "
-        f"memory {memory_kib / max(connected, 1):6.1f} KiB/stream",
-        flush=True,
+        f"  ratio to the floor: p99 lateness ×{agent.p(0.99) / floor_p99:.1f}, memory "
+        f"×{agent.kib_per_stream / max(bare.kib_per_stream, 0.1):.1f}, CPU ×{agent.cpu / max(bare.cpu, 0.01):.1f}"
     )
+    held = agent.connected >= agent.wanted and agent.lost == 0 and agent.p(0.99) < 1.0
+    small = agent.kib_per_stream * 1.024 < 100
+    print(f"  target (all held, 0 lost, p99 < 1 s, < 100 KB each): {'OK' if held and small else 'UNDER'}", flush=True)
 
 
-def print_verdict(results):
-    held = [step for step, connected, gaps, _ in results if connected >= step and percentile(gaps, 0.99) < 1.0]
-    best = max(held, default=0)
-    verdict = "OK" if best >= 1000 else "UNDER"
-    print(f"held with p99 heartbeat lateness under 1 s: {best} streams (target ≥ 1000) -> {verdict}")
+async def run(options):
+    with tempfile.TemporaryDirectory() as folder:
+        for database in options.databases:
+            for heartbeat in options.heartbeats:
+                await run_one(database, heartbeat, options, folder)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", default="250,500,1000,1500", type=lambda v: [int(x) for x in v.split(",")])
-    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--streams", type=int, default=5000)
+    parser.add_argument("--heartbeats", default="1,15", type=lambda v: [float(x) for x in v.split(",")])
+    parser.add_argument("--databases", default="sqlite,postgresql", type=lambda v: v.split(","))
+    parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2)
     asyncio.run(run(parser.parse_args()))
 

@@ -47,6 +47,8 @@ log = logging.getLogger("beyou.agent")
 TURNS = Counter("beyou_agent_turns_total", "Agent turns by how they ended", ["ending"])
 
 JOURNAL_EVERY = 1.0  # seconds of streaming text between two journal writes
+CANCEL_POLL_SECONDS = 0.25  # how often one query asks which of this process's turns were cancelled
+CANCEL_QUERY_IDS = 500  # turn ids per cancellation query (SQLite caps a statement's parameters)
 JOURNAL_PATIENCE = 0.5  # a journal write waits this long for a SQLite lock, then tries next time
 SHUTDOWN_GRACE = 3.0  # seconds a stopping worker lets its turns end themselves
 
@@ -123,7 +125,7 @@ class TurnRun:
         self.link = None
         self.tool_count = 0
         self.text = ""
-        self._last_cancel_check = time.monotonic()  # the turn was just claimed: no need to ask at once
+        self.cancel_requested = False  # set by the process's turn keeper, which asks for every turn at once
         self._journaled_at = time.monotonic()
         self._shutting_down = False
         self._ending = threading.Lock()
@@ -249,11 +251,8 @@ class TurnRun:
             raise TurnStopped("TURN_INTERRUPTED", Ending.INTERRUPTED)
         if time.monotonic() > deadline:
             raise TurnStopped("TIMEOUT", Ending.TIMEOUT)
-        now = time.monotonic()
-        if now - self._last_cancel_check >= 0.25:
-            self._last_cancel_check = now
-            if assistant.cancel_requested(self.turn_id):
-                raise TurnStopped("TURN_CANCELLED", Ending.CANCELLED)
+        if self.cancel_requested:
+            raise TurnStopped("TURN_CANCELLED", Ending.CANCELLED)
 
     def _say(self, text):
         self.segments.text(text)
@@ -392,38 +391,41 @@ def start_in_background(turn_id):
 
 
 class RunningTurns:
-    """The turns this process is running: their leases are renewed from here, and a worker that
-    is stopping ends them."""
+    """The turns this process is running, by turn id: their leases are renewed and their
+    cancellations asked for from here, a watcher asks whether a turn is run here at every beat
+    (a lookup, not a scan), and a worker that is stopping ends them."""
 
     def __init__(self):
-        self._runs = weakref.WeakSet()
+        self._runs = weakref.WeakValueDictionary()  # str(turn id) -> TurnRun
         self._lock = threading.Lock()
 
     def add(self, run):
         with self._lock:
-            self._runs.add(run)
+            self._runs[str(run.turn_id)] = run
 
     def discard(self, run):
         with self._lock:
-            self._runs.discard(run)
+            if self._runs.get(str(run.turn_id)) is run:
+                del self._runs[str(run.turn_id)]
 
     def of(self, app=None):
         with self._lock:
-            return [run for run in self._runs if app is None or run.app is app]
+            return [run for run in self._runs.values() if app is None or run.app is app]
 
     def runs(self, turn_id):
         """Whether this process is running the turn (then it is not abandoned, whatever its lease)."""
-        return any(run.turn_id == turn_id for run in self.of())
+        return str(turn_id) in self._runs
 
 
 RUNNING = RunningTurns()
 
 
 def keep_leases(app, resident=False):
-    """Start the app's lease keeper unless it runs already: every third of the lease it renews
-    the leases of the turns this process runs. A `resident` keeper (a server worker's) runs for
-    good and also ends abandoned turns, whoever ran them (the sweep, like the clock's); any other
-    keeper stops when this process runs no turn."""
+    """Start the app's turn keeper unless it runs already. A few times a second it asks, in one
+    query, which of the turns this process runs were cancelled, and flags them; every third of
+    the lease it renews their leases. A `resident` keeper (a server worker's) runs for good and
+    also ends abandoned turns, whoever ran them (the sweep, like the clock's); any other keeper
+    stops when this process runs no turn."""
     with _keepers_lock:
         keeper = app.extensions.get("turn_lease_keeper")
         if keeper is not None and keeper.is_alive():
@@ -439,26 +441,51 @@ _keepers_lock = threading.Lock()
 
 def _keep(app, resident):
     every = app.config["AGENT_LEASE_SECONDS"] / 3
+    tick = min(CANCEL_POLL_SECONDS, every)
+    next_renewal = time.monotonic() + every
     idle_rounds = 0
     while True:
-        time.sleep(every)
+        time.sleep(tick)
         runs = RUNNING.of(app)
-        with app.app_context():
-            try:
-                with sqlite_patience(every / 2):
-                    assistant.renew_leases([run.turn_id for run in runs])
-                    if resident:
-                        assistant.end_abandoned_turns(sparing=[run.turn_id for run in RUNNING.of()])
-            except Exception:
-                log.warning("turn leases could not be renewed this time", exc_info=True)
-            finally:
-                db.session.remove()
+        if runs:
+            _flag_cancelled(app, runs)
+        if time.monotonic() < next_renewal:
+            continue
+        next_renewal = time.monotonic() + every
+        _renew(app, runs, resident)
         idle_rounds = 0 if runs else idle_rounds + 1
         if not resident and idle_rounds >= 2:
             with _keepers_lock:
                 if not RUNNING.of(app):
                     app.extensions.pop("turn_lease_keeper", None)
                     return
+
+
+def _flag_cancelled(app, runs):
+    """One query (per few hundred turns) for every running turn of the app, however many run."""
+    asking = [run for run in runs if not run.cancel_requested]
+    by_id = {str(run.turn_id): run for run in asking}
+    with app.app_context():
+        try:
+            for start in range(0, len(asking), CANCEL_QUERY_IDS):
+                ids = [run.turn_id for run in asking[start : start + CANCEL_QUERY_IDS]]
+                for turn_id in assistant.cancelled_among(ids):
+                    by_id[str(turn_id)].cancel_requested = True
+        except Exception:
+            log.warning("turn cancellations could not be read this time", exc_info=True)
+
+
+def _renew(app, runs, resident):
+    with app.app_context():
+        try:
+            with sqlite_patience(app.config["AGENT_LEASE_SECONDS"] / 6):
+                assistant.renew_leases([run.turn_id for run in runs])
+                if resident:
+                    assistant.end_abandoned_turns(sparing=[run.turn_id for run in RUNNING.of()])
+        except Exception:
+            log.warning("turn leases could not be renewed this time", exc_info=True)
+        finally:
+            db.session.remove()
 
 
 def stop_running_turns(grace=SHUTDOWN_GRACE):

@@ -10,6 +10,7 @@ turn itself goes on and is saved.
 import logging
 import select
 import socket
+import time
 
 from flask import current_app, render_template, request
 from flask_babel import force_locale
@@ -62,24 +63,38 @@ def _refused(turn, key):
 
 
 def _follow(app, user_id, turn_id, after, slot, client):
-    """Runs while the response streams, after the request has ended: it holds only ids."""
+    """Runs while the response streams, after the request has ended: it holds only ids.
+
+    A silent beat costs no database read while this process runs the turn: its runner ends it
+    with a `done` or `failed` in the log, whatever happens. Otherwise (run by another worker, or
+    by none any more) the database is asked at the first silent beat, then at most every third
+    of a lease — the time it takes a dead runner's lease to lapse is what it waits for.
+    """
     turn_log = app.extensions["turn_log"]
     slots = app.extensions["stream_slots"]
     heartbeat = app.config["AGENT_HEARTBEAT_SECONDS"]
+    look_every = app.config["AGENT_LEASE_SECONDS"] / 3
+    renew_every = slots.lease_seconds / 3
+    next_look = next_renewal = time.monotonic()
     try:
         yield ": connected\n\n"
         while True:
             events = turn_log.read(turn_id, after, wait=heartbeat)
             if not events:
-                with app.app_context():
-                    replay = _replay_if_finished(turn_id)
-                if replay:
-                    yield replay
-                    return
+                now = time.monotonic()
+                if now >= next_look and not runner.RUNNING.runs(turn_id):
+                    next_look = now + look_every
+                    with app.app_context():
+                        replay = _replay_if_finished(turn_id)
+                    if replay:
+                        yield replay
+                        return
                 if _client_gone(client):
                     return
                 yield ": ping\n\n"
-                slots.renew(user_id, slot)
+                if now >= next_renewal:
+                    next_renewal = now + renew_every
+                    slots.renew(user_id, slot)
                 continue
             for event in events:
                 yield sse(event.id, event.name, event.data)

@@ -14,6 +14,8 @@ LEASE_SECONDS = 45
 
 
 class MemoryStreamSlots:
+    lease_seconds = LEASE_SECONDS  # a watcher renews its lease every third of this
+
     def __init__(self, cap):
         self.cap = cap
         self._leases = {}  # user id -> {lease id: (turn id, expiry)}
@@ -52,6 +54,8 @@ class MemoryStreamSlots:
 class RedisStreamSlots:
     """The same leases in a Redis sorted set per user (member `<turn id>:<lease>`, score = expiry),
     checked and taken atomically."""
+
+    lease_seconds = LEASE_SECONDS
 
     _ACQUIRE = """
     redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])

@@ -9,7 +9,7 @@ a while after their turn ends; a finished turn can always be replayed from the d
 import json
 import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass
 
 KEEP_SECONDS = 15 * 60
@@ -29,38 +29,52 @@ class Event:
 
 
 class MemoryTurnLog:
+    """One lock for the log, one condition per turn: an event wakes that turn's watchers only
+    (a thousand turns streaming would otherwise wake every watcher on every token)."""
+
     def __init__(self):
+        self._lock = threading.Lock()
         self._events = defaultdict(list)
-        self._expiry = {}
-        self._changed = threading.Condition()
+        self._changed = {}  # turn id -> (the Condition its watchers wait on, how many wait)
+        self._expiry = deque()  # (when, turn id) in the order the turns ended: KEEP_SECONDS is one for all
 
     def send(self, turn_id, name, data):
-        with self._changed:
+        with self._lock:
             events = self._events[str(turn_id)]
             event = Event(len(events) + 1, name, data)
             events.append(event)
             if event.terminal:
-                self._expiry[str(turn_id)] = time.monotonic() + KEEP_SECONDS
-            self._changed.notify_all()
+                self._forget_expired()
+                self._expiry.append((time.monotonic() + KEEP_SECONDS, str(turn_id)))
+            if str(turn_id) in self._changed:
+                self._changed[str(turn_id)][0].notify_all()
         return event
 
     def read(self, turn_id, after, wait):
         """Events after id `after`; waits up to `wait` seconds for the first one."""
         deadline = time.monotonic() + wait
-        with self._changed:
-            self._forget_expired()
-            while True:
-                events = self._events.get(str(turn_id), [])[after:]
-                remaining = deadline - time.monotonic()
-                if events or remaining <= 0:
-                    return events
-                self._changed.wait(remaining)
+        key = str(turn_id)
+        with self._lock:
+            changed, watchers = self._changed.get(key) or (threading.Condition(self._lock), 0)
+            self._changed[key] = (changed, watchers + 1)
+            try:
+                while True:
+                    events = self._events[key][after:] if key in self._events else []
+                    remaining = deadline - time.monotonic()
+                    if events or remaining <= 0:
+                        return events
+                    changed.wait(remaining)
+            finally:
+                changed, watchers = self._changed[key]
+                if watchers == 1:  # the last watcher leaves: its condition goes with it
+                    del self._changed[key]
+                else:
+                    self._changed[key] = (changed, watchers - 1)
 
     def _forget_expired(self):
         now = time.monotonic()
-        for turn_id in [t for t, until in self._expiry.items() if until < now]:
-            self._events.pop(turn_id, None)
-            self._expiry.pop(turn_id, None)
+        while self._expiry and self._expiry[0][0] < now:
+            self._events.pop(self._expiry.popleft()[1], None)
 
 
 class RedisTurnLog:

@@ -16,6 +16,7 @@ It exists for what the SDKs cannot do on their own:
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -69,7 +70,7 @@ class Cut:
 
 class LinkTransport(httpx2.BaseTransport):
     def __init__(self, timeouts: Timeouts, *, drop_sse_comments: bool = False):
-        self._inner = httpx2.HTTPTransport(retries=0)
+        self._inner = httpx2.HTTPTransport(retries=0, limits=connection_limits())
         self._timeouts = timeouts
         self._local = threading.local()  # per greenlet under gevent
         self._drop_sse_comments = drop_sse_comments
@@ -197,6 +198,20 @@ class _WithoutComments(httpx2.SyncByteStream):
 
     def close(self) -> None:
         self._inner.close()
+
+
+def connection_limits() -> httpx2.Limits:
+    """How many connections one link may hold open in one worker process. httpx allows 100, so
+    the 101st answer streaming at once would wait for a connection (and time out). A running
+    turn holds one connection, and a worker runs as many turns as its users start (each user
+    two at most): the ceiling is set above what a worker can hold (5,000 streams on two), and a
+    few idle connections are kept warm for the next turns."""
+    streams = int(os.environ.get("BEYOU_LLM_CONNECTIONS_PER_LINK") or DEFAULT_CONNECTIONS_PER_LINK)
+    return httpx2.Limits(max_connections=streams, max_keepalive_connections=min(streams, KEEPALIVE_CONNECTIONS))
+
+
+DEFAULT_CONNECTIONS_PER_LINK = 5000
+KEEPALIVE_CONNECTIONS = 100
 
 
 def link_http_client(timeouts: Timeouts, *, drop_sse_comments: bool = False) -> tuple[httpx2.Client, LinkTransport]:

@@ -231,11 +231,14 @@ def cancel_turns(user, chat_id=None, turn_id=None, commit=True):
         db.session.commit()
 
 
-def cancel_requested(turn_id):
-    """Asked often while a turn streams: a short connection of its own, so the turn's session
-    holds no transaction (and no SQLite lock) between its writes."""
+def cancelled_among(turn_ids):
+    """Which of these turns were asked to stop: one query for all the turns a process runs (its
+    turn keeper asks a few times a second), on a short connection of its own, so no runner's
+    session holds a transaction (or a pooled connection) while its model is silent."""
+    if not turn_ids:
+        return set()
     with db.engine.connect() as connection:
-        return bool(connection.scalar(db.select(Turn.cancel_requested).where(Turn.id == turn_id)))
+        return set(connection.scalars(db.select(Turn.id).where(Turn.id.in_(turn_ids), Turn.cancel_requested)))
 
 
 def record_progress(turn, segments, transcript, link):
