@@ -11,7 +11,7 @@ This module imports nothing of the app, so every layer can read it. How to add a
 docs/adding-a-domain.md.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from flask import url_for
 from flask_babel import lazy_gettext as _l
@@ -76,7 +76,7 @@ class Domain:
         """Its navigation entry, slug filled in; None when it is reached elsewhere."""
         if not isinstance(self.area, Area):
             return None
-        return Area(**{**self.area.__dict__, "slug": self.area.slug or self.name})
+        return replace(self.area, slug=self.area.slug or self.name)
 
 
 DOMAINS = (
