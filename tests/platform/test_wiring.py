@@ -348,3 +348,30 @@ def test_the_removals_cover_every_point_of_every_built_domain_owning_data():
             assert {point for name, point in covered if name == domain.name} == set(POINTS) - (
                 set() if domain.ids else {SWEEP}
             ), domain.name
+
+
+HALF_WIRED_IDEAS = {
+    "a service announcing its old name": ("announced", {"quickNotes": {"ideas"}}, "quickNotes", EVENTS),
+    "a template listening for its old name": ("listened", {"quickNotes": {"templates/ideas/page.html"}},
+                                              "quickNotes", EVENTS),
+    "a tool of a module it does not list": ("tools", {"createQuickNote": ("ideas", "ideas")}, "ideas", TOOLS),
+    "a tool module nobody imports": ("tool_modules", {"ideas"}, "ideas", TOOLS),
+    "a blueprint nobody registers": ("blueprint_modules", {"ideas"}, "ideas", BLUEPRINTS),
+    "a model module nobody imports": ("model_modules", {"ideas"}, "ideas", MODELS),
+    "a route argument the sweep has no source for": ("route_arguments", {("ideas.edit", "note_id")}, "ideas", SWEEP),
+    "a refusal key with no message": ("raised", {"NOTE_NOT_FOUND": {"ideas"}}, "ideas", MESSAGES),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("fact", "added", "name", "point"), HALF_WIRED_IDEAS.values(), ids=HALF_WIRED_IDEAS)
+def test_code_of_a_domain_its_declaration_does_not_name_is_reported(facts, fact, added, name, point):
+    """The Ideas board's code landing while its declaration still says "not built yet"."""
+    current = getattr(facts, fact)
+    grown = {**current, **added} if isinstance(current, dict) else current | added
+    found = complaints(domains.DOMAINS, dataclasses.replace(facts, **{fact: grown}))
+    assert any(complaint.startswith(f"{name}: {point}:") for complaint in found), found
+
+
+def test_a_table_account_deletion_cannot_reach_is_reported(facts):
+    blind = dataclasses.replace(facts, deletion_reaches=facts.deletion_reaches - {"habit_categories"})
+    assert "habits: models: account deletion never reaches table habit_categories" in complaints(domains.DOMAINS, blind)
