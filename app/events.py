@@ -9,23 +9,9 @@ the agent turns them into `tool` events.
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-DOMAINS = frozenset(
-    {
-        "habits",
-        "categories",
-        "tasks",
-        "goals",
-        "routines",
-        "profile",
-        "feedback",
-        "assistant",
-        "quickNotes",
-        "mood",
-        "focus",
-        "notebook",
-        "studyCycles",
-    }
-)
+from app import domains
+
+DOMAINS = frozenset(domain.name for domain in domains.DOMAINS)  # declared in app/domains.py
 
 _announced: ContextVar[set | None] = ContextVar("announced_domains", default=None)
 

@@ -1,42 +1,22 @@
-"""SQLAlchemy models, one module per domain. Importing this package registers every table."""
+"""SQLAlchemy models, one module per domain. Importing this package registers every table.
 
-from app.models.agent import Chat, ChatMessage, Turn
-from app.models.categories import Category
-from app.models.checks import DayCloseMark, EntryCheck
-from app.models.feedback import Feedback, FeedbackKind, FeedbackStatus
-from app.models.goals import Goal, GoalStatus, GoalTerm
-from app.models.habits import Habit
-from app.models.history import DayOutcome, Outcome, OwnerType, XpDay
-from app.models.routines import Routine, RoutineEntry, RoutineKind, RoutineSection, ScheduleDay
-from app.models.tasks import Task
-from app.models.user import ConstanceMode, User, UserSession, XpDecay
+Which modules exist is declared once, in app/domains.py (each domain's `models`, plus the
+shared mixins); each module's classes are re-exported here, so `from app.models import Habit`
+reads the same whatever domain a model belongs to.
+"""
 
-__all__ = [
-    "Category",
-    "Chat",
-    "ChatMessage",
-    "ConstanceMode",
-    "DayCloseMark",
-    "DayOutcome",
-    "EntryCheck",
-    "Feedback",
-    "FeedbackKind",
-    "FeedbackStatus",
-    "Goal",
-    "GoalStatus",
-    "GoalTerm",
-    "Habit",
-    "Outcome",
-    "OwnerType",
-    "Routine",
-    "RoutineEntry",
-    "RoutineKind",
-    "RoutineSection",
-    "ScheduleDay",
-    "Task",
-    "Turn",
-    "User",
-    "UserSession",
-    "XpDay",
-    "XpDecay",
-]
+from importlib import import_module
+
+from app import domains
+
+
+def _model_modules():
+    declared = [module for domain in domains.DOMAINS for module in domain.models]
+    return dict.fromkeys([*domains.SHARED_MODELS, *declared])
+
+
+for _name in _model_modules():
+    _module = import_module(f"{__name__}.{_name}")
+    globals().update(
+        {name: value for name, value in vars(_module).items() if getattr(value, "__module__", None) == _module.__name__}
+    )

@@ -13,6 +13,7 @@ from functools import cache
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from app import domains
 from app.events import announce
 from app.extensions import db
 from app.models import (
@@ -152,7 +153,7 @@ _CHECKS = {
 
 
 # Export --------------------------------------------------------------------------------
-# One small function per section; a new area adds its function to EXPORT_SECTIONS.
+# One small function per section, `export_<section>`; a domain names its sections in app/domains.py.
 
 
 def _iso(value):
@@ -411,20 +412,8 @@ def _enum(value):
     return str(value) if value is not None else None
 
 
-EXPORT_SECTIONS = {
-    "profile": export_profile,
-    "categories": export_categories,
-    "habits": export_habits,
-    "tasks": export_tasks,
-    "goals": export_goals,
-    "routines": export_routines,
-    "schedule": export_schedule,
-    "day_outcomes": export_day_outcomes,
-    "entry_checks": export_entry_checks,
-    "xp_days": export_xp_days,
-    "feedback": export_feedback,
-    "assistant": export_assistant,
-}
+EXPORT_SECTIONS = {section: globals()[f"export_{section}"] for domain in domains.DOMAINS for section in domain.export}
+"""Each domain's export sections, as its declaration names them (app/domains.py), in that order."""
 
 
 def export(user, now=None):

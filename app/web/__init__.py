@@ -1,50 +1,20 @@
 """The web layer: one blueprint per page area, plus what every response shares."""
 
+from importlib import import_module
+
 from flask import g, request
 from flask_babel import get_locale
 
-from app import events
+from app import domains, events
 from app.services import icons
-from app.web import (
-    admin,
-    agent,
-    assets,
-    auth,
-    categories,
-    configuration,
-    confirmations,
-    dashboard,
-    errors,
-    feedback,
-    goals,
-    habits,
-    inputs,
-    navigation,
-    rendering,
-    routines,
-    system,
-    tasks,
-)
+from app.web import assets, confirmations, errors, inputs, navigation, rendering
 from app.web.acting import acting_user, signed_in
 
 
 def init_app(app):
     assets.init_app(app)  # first registered, so its compression runs after every other header is set
-    for blueprint in (
-        auth.bp,
-        dashboard.bp,
-        admin.bp,
-        system.bp,
-        categories.bp,
-        habits.bp,
-        tasks.bp,
-        goals.bp,
-        configuration.bp,
-        feedback.bp,
-        agent.bp,
-        routines.bp,
-    ):
-        app.register_blueprint(blueprint)
+    for module in blueprint_modules():
+        app.register_blueprint(import_module(f"{__name__}.{module}").bp)
     errors.init_app(app)
     inputs.init_app(app)
 
@@ -82,6 +52,13 @@ def init_app(app):
         _security_headers(response)
         _private_pages_not_stored(response)
         return response
+
+
+def blueprint_modules():
+    """The modules under app/web holding a blueprint: the infrastructure's, then each built
+    domain's, as app/domains.py declares them."""
+    built = [domain.blueprint for domain in domains.DOMAINS if domain.built]
+    return [*domains.INFRASTRUCTURE_BLUEPRINTS, *built]
 
 
 CONTENT_SECURITY_POLICY = "; ".join(

@@ -1,0 +1,375 @@
+"""Every domain of Beyou, declared once.
+
+A domain is one `Domain(...)` below; every list the app keeps about domains is derived from
+these declarations: the announced names (`events.DOMAINS`), the refusal messages
+(`errors.MESSAGES`), the export sections (`configuration.EXPORT_SECTIONS`), the registered
+blueprints (`app/web/__init__.py`), the navigation (`navigation.AREAS`), the imported tool and
+model modules, and the sources of the ownership sweep (tests/security/test_ownership.py).
+tests/platform/test_wiring.py fails when the code and a declaration disagree.
+
+This module imports nothing of the app, so every layer can read it. How to add a domain:
+docs/adding-a-domain.md.
+"""
+
+from dataclasses import dataclass, field, replace
+
+from flask import url_for
+from flask_babel import lazy_gettext as _l
+
+
+@dataclass(frozen=True)
+class Area:
+    """A domain's entry in the navigation. Without an endpoint it is not built yet and links
+    to its "coming soon" page, so no link is ever broken. The bottom bar holds the daily areas
+    on phones; every other area is in the "More" sheet."""
+
+    label: object
+    icon: str
+    endpoint: str | None = None
+    in_bottom_bar: bool = True
+    slug: str = ""  # the domain's name unless the page is called otherwise
+
+    @property
+    def url(self):
+        if self.endpoint:
+            return url_for(self.endpoint)
+        return url_for("dashboard.coming_soon", area=self.slug)
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A domain with no entry of its own in the navigation, and where it is reached instead."""
+
+    reached: str
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One domain and every place it is wired into.
+
+    Module names are relative to their package (`app/web/`, `app/services/`, `app/agent/tools/`,
+    `app/models/`); a domain is built once it has a blueprint.
+    """
+
+    name: str  # what its services announce, and `@tool(domain=...)`
+    area: Area | Elsewhere | None
+    blueprint: str | None = None
+    services: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    models: dict[str, tuple[str, ...]] = field(default_factory=dict)  # module → the tables it defines
+    export: dict[str, tuple[str, ...]] = field(default_factory=dict)  # section → the tables it carries
+    not_exported: dict[str, str] = field(default_factory=dict)  # table → why the export leaves it out
+    ids: dict[str, str] = field(default_factory=dict)  # a route's id argument → the table it names
+    errors: dict[str, object] = field(default_factory=dict)  # refusal key → its message
+    catalogue: tuple[str, ...] = ()  # its rows of the tool catalogue (docs/tool-catalogue.md)
+
+    @property
+    def built(self):
+        return self.blueprint is not None
+
+    @property
+    def tables(self):
+        return tuple(table for tables in self.models.values() for table in tables)
+
+    @property
+    def navigation_area(self):
+        """Its navigation entry, slug filled in; None when it is reached elsewhere."""
+        if not isinstance(self.area, Area):
+            return None
+        return replace(self.area, slug=self.area.slug or self.name)
+
+
+DOMAINS = (
+    Domain(
+        "dashboard",
+        Area(_l("Dashboard"), "home", "dashboard.index"),
+        blueprint="dashboard",
+        services=("widgets",),
+    ),
+    Domain(
+        "routines",
+        Area(_l("Routines"), "calendar", "routines.index"),
+        blueprint="routines",
+        services=("routines", "schedules", "today", "streaks", "day_close", "progress"),
+        tools=("routines",),
+        models={
+            "routines": ("routines", "routine_sections", "routine_entries", "schedule_days"),
+            "checks": ("entry_checks", "day_close_marks"),
+            "history": ("day_outcomes", "xp_days"),
+        },
+        export={
+            "routines": ("routines", "routine_sections", "routine_entries"),
+            "schedule": ("schedule_days",),
+            "day_outcomes": ("day_outcomes",),
+            "entry_checks": ("entry_checks",),
+            "xp_days": ("xp_days",),
+        },
+        not_exported={"day_close_marks": "bookkeeping of the day close; the outcomes it froze are exported"},
+        ids={"routine_id": "routines", "section_id": "routine_sections", "entry_id": "routine_entries"},
+        errors={
+            "ROUTINE_NOT_FOUND": _l("We couldn't find that routine. It may have been deleted."),
+            "ROUTINE_AMBIGUOUS": _l("More than one routine is called “%(ref)s”: %(candidates)s. Use its id."),
+            "ROUTINE_NAME_REQUIRED": _l("Give the routine a name."),
+            "ROUTINE_NAME_TOO_LONG": _l("Use at most 256 characters."),
+            "ROUTINE_SECTION_REQUIRED": _l("A routine needs at least one section."),
+            "ROUTINE_SECTION_NAME_REQUIRED": _l("Give the section a name."),
+            "ROUTINE_SECTION_START_REQUIRED": _l("Choose when the section starts."),
+            "ROUTINE_SECTION_NOT_FOUND": _l("We couldn't find that section in this routine."),
+            "LIST_ROUTINE_HAS_NO_SECTIONS": _l(
+                "A list routine has no sections: add habits and tasks to the list itself."
+            ),
+            "LIST_ROUTINE_HAS_NO_TIMES": _l("Items of a list routine have no times."),
+            "TIME_INVALID": _l("Enter a time as HH:MM."),
+            "ITEM_END_BEFORE_START": _l("The end time must be after the start time."),
+            "ITEM_START_OUT_OF_SECTION": _l("The start time must be within the section's time."),
+            "ITEM_END_OUT_OF_SECTION": _l("The end time must be within the section's time."),
+            "ENTRY_ITEM_REQUIRED": _l("Choose one habit or one task."),
+            "ENTRY_NOT_FOUND": _l("We couldn't find that routine entry. It may have been removed."),
+            "ENTRY_ID_REQUIRED": _l(
+                "“%(name)s” is a habit or task, not a routine entry. Check or skip it through its entry id: "
+                "%(entries)s."
+            ),
+            "ITEM_NOT_IN_ROUTINE": _l("“%(name)s” is not in any routine. Add it to a routine to check it."),
+            "ENTRY_NOT_ON_DAY": _l("This item was not part of that day's routine."),
+            "CHECK_IN_FUTURE": _l("You can't check a day that hasn't happened yet."),
+            "SKIP_IN_FUTURE": _l("You can't skip a day that hasn't happened yet."),
+            "DAY_IN_FUTURE": _l("That day hasn't happened yet."),
+            "WEEKDAY_INVALID": _l("Choose days from Monday to Sunday."),
+            "HISTORY_OWNER_INVALID": _l("History is kept for habits, tasks, routines and your account."),
+            "XP_HISTORY_DAYS_INVALID": _l("Choose from 1 to 90 days."),
+            "HISTORY_RANGE_INVALID": _l("Choose a start on or before the end, and an end no later than tomorrow."),
+        },
+        catalogue=("Routines", "Schedules", "Today"),
+    ),
+    Domain(
+        "habits",
+        Area(_l("Habits"), "repeat", "habits.index"),
+        blueprint="habits",
+        services=("habits",),
+        tools=("catalogue",),
+        models={"habits": ("habits", "habit_categories")},
+        export={"habits": ("habits", "habit_categories")},
+        ids={"habit_id": "habits"},
+        errors={
+            "HABIT_NOT_FOUND": _l("We couldn't find that habit. It may have been deleted."),
+            "HABIT_AMBIGUOUS": _l("More than one habit is called “%(ref)s”: %(candidates)s. Use its id."),
+            "HABIT_IN_ROUTINE": _l("This habit is used in: %(routines)s. Remove it from the routine first."),
+        },
+        catalogue=("Habits",),
+    ),
+    Domain(
+        "tasks",
+        Area(_l("Tasks"), "check-square", "tasks.index", in_bottom_bar=False),
+        blueprint="tasks",
+        services=("tasks",),
+        tools=("catalogue",),
+        models={"tasks": ("tasks", "task_categories")},
+        export={"tasks": ("tasks", "task_categories")},
+        ids={"task_id": "tasks"},
+        errors={
+            "TASK_NOT_FOUND": _l("We couldn't find that task. It may have been deleted."),
+            "TASK_AMBIGUOUS": _l("More than one task is called “%(ref)s”: %(candidates)s. Use its id."),
+            "TASK_IN_ROUTINE": _l("This task is used in: %(routines)s. Remove it from the routine first."),
+        },
+        catalogue=("Tasks",),
+    ),
+    Domain(
+        "categories",
+        Area(_l("Categories"), "grid", "categories.index", in_bottom_bar=False),
+        blueprint="categories",
+        services=("categories",),
+        tools=("catalogue",),
+        models={"categories": ("categories",)},
+        export={"categories": ("categories",)},
+        ids={"category_id": "categories"},
+        errors={
+            "CATEGORIES_REQUIRED": _l("Choose at least one category."),
+            "CATEGORY_NOT_FOUND": _l("We couldn't find that category. It may have been deleted."),
+            "CATEGORY_AMBIGUOUS": _l("More than one category is called “%(ref)s”: %(candidates)s. Use its id."),
+            "CATEGORY_IN_USE": _l("This category is used in: %(uses)s. Remove it from them first."),
+        },
+        catalogue=("Categories",),
+    ),
+    Domain(
+        "goals",
+        Area(_l("Goals"), "target", "goals.index"),
+        blueprint="goals",
+        services=("goals",),
+        tools=("goals",),
+        models={"goals": ("goals", "goal_categories")},
+        export={"goals": ("goals", "goal_categories")},
+        ids={"goal_id": "goals"},
+        errors={
+            "GOAL_NOT_FOUND": _l("We couldn't find that goal. It may have been deleted."),
+            "GOAL_AMBIGUOUS": _l("More than one goal matches “%(ref)s”: %(candidates)s. Use its exact name or id."),
+            "GOAL_CYCLE": _l("A goal can't go under one of its own sub-goals."),
+            "GOAL_SELF_PARENT": _l("A goal can't go under itself."),
+            "GOAL_PARENT_ARCHIVED": _l("This goal is archived. Restore it before putting goals under it."),
+            "GOAL_STATUS_INVALID": _l("Choose Not started or In progress; use Complete on the goal to finish it."),
+            "TARGET_INVALID": _l("Enter a target of at least 0.01."),
+            "UNIT_INVALID": _l("Enter a unit of 1 to 64 characters."),
+            "VALUE_INVALID": _l("Enter a number of zero or more."),
+            "AMOUNT_INVALID": _l("Enter an amount greater than zero."),
+            "VALUE_TOO_LARGE": _l("Use a number no larger than 1,000,000,000,000."),
+            "DATES_OUT_OF_ORDER": _l("The end date can't be before the start date."),
+            "TERM_INVALID": _l("Choose short, medium or long term."),
+        },
+        catalogue=("Goals",),
+    ),
+    Domain(
+        "notebook",
+        Area(_l("Notebook"), "book", in_bottom_bar=False),
+        catalogue=("Study notebook",),
+    ),
+    Domain(
+        "study_cycles",
+        Elsewhere("inside the notebook, at /notebook/cycles"),
+        catalogue=("Study cycles",),
+    ),
+    Domain(
+        "ideas",
+        Area(_l("Ideas"), "zap", in_bottom_bar=False),
+        catalogue=("Ideas board",),
+    ),
+    Domain(
+        "mood",
+        Area(_l("Mood"), "smile", in_bottom_bar=False),
+        catalogue=("Mood",),
+    ),
+    Domain(
+        "focus",
+        Elsewhere("opened on one routine entry of today, at /focus"),
+        catalogue=("Focus mode",),
+    ),
+    Domain(
+        "profile",
+        Area(_l("Configuration"), "settings", "configuration.index", in_bottom_bar=False, slug="configuration"),
+        blueprint="configuration",
+        services=("configuration", "accounts"),
+        tools=("profile", "memory"),
+        models={"user": ("users", "user_sessions")},
+        export={"profile": ("users",)},
+        not_exported={"user_sessions": "sign-ins are keys to the account, not the user's data"},
+        errors={
+            "EMAIL_INVALID": _l("Enter a valid email address."),
+            "EMAIL_TAKEN": _l("An account with this email already exists. Try signing in."),
+            "PASSWORD_TOO_SHORT": _l("Use at least 8 characters."),
+            "PASSWORD_TOO_LONG": _l("Use at most 256 characters."),
+            "PASSWORD_TOO_COMMON": _l("This password is too common. Pick one that is harder to guess."),
+            "LANGUAGE_INVALID": _l("Choose English or Portuguese."),
+            "TIMEZONE_INVALID": _l("Choose a valid time zone."),
+            "INVALID_CREDENTIALS": _l("Email or password is incorrect."),
+            "LOGIN_LOCKED": _l("Too many failed attempts for this email. Sign-in is paused for %(minutes)s minutes."),
+            "RESET_LINK_INVALID": _l("This reset link is invalid or has already been used."),
+            "RESET_LINK_EXPIRED": _l("This reset link has expired. Ask for a new one."),
+            "THEME_INVALID": _l("Choose light, dark or system."),
+            "CONSTANCE_MODE_INVALID": _l("Choose any completed item or complete routine only."),
+            "XP_DECAY_INVALID": _l("Choose gradual, flat or time window."),
+            "WIDGET_UNKNOWN": _l("One of these widgets doesn't exist."),
+            "WIDGET_DUPLICATE": _l("Each widget can appear only once."),
+            "SETTING_UNKNOWN": _l("This is not a setting you can change."),
+            "PASSWORD_INCORRECT": _l("That password is not right."),
+            "CONFIRMATION_MISMATCH": _l("Type the word exactly as shown to confirm."),
+        },
+        catalogue=("Configuration",),
+    ),
+    Domain(
+        "feedback",
+        Area(_l("Feedback"), "message-circle", "feedback.index", in_bottom_bar=False),
+        blueprint="feedback",
+        services=("feedback",),
+        tools=("profile",),
+        models={"feedback": ("feedback",)},
+        export={"feedback": ("feedback",)},
+        ids={"feedback_id": "feedback"},
+        errors={
+            "FEEDBACK_KIND_INVALID": _l("Choose bug, suggestion or other."),
+            "FEEDBACK_TEXT_INVALID": _l("Write between 5 and 4000 characters."),
+            "FEEDBACK_STATUS_INVALID": _l("Choose new, triaged, done or won't do."),
+            "FEEDBACK_NOT_FOUND": _l("We couldn't find that feedback."),
+        },
+        catalogue=("Feedback",),
+    ),
+    Domain(
+        "assistant",
+        Elsewhere("the chat panel mounted in every signed-in page"),
+        blueprint="agent",
+        services=("assistant",),
+        tools=("memory", "toolsets"),
+        models={"agent": ("chats", "chat_messages", "turns")},
+        export={"assistant": ("chats", "chat_messages")},
+        not_exported={"turns": "a turn is the running state of an answer; the answer is exported as a message"},
+        ids={"chat_id": "chats", "turn_id": "turns"},
+        errors={
+            "CHAT_NOT_FOUND": _l("We couldn't find that conversation. It may have been deleted."),
+            "CHAT_TITLE_INVALID": _l("Give the conversation a title."),
+            "TURN_NOT_FOUND": _l("We couldn't find that answer."),
+            "MESSAGE_EMPTY": _l("Write a message first."),
+            "MESSAGE_TOO_LONG": _l("Messages can have at most 4000 characters."),
+            "NOTE_TOO_LONG": _l(
+                "This note has %(length)s characters; the limit is %(limit)s. Shorten it and save again."
+            ),
+            "AI_UNAVAILABLE": _l("The assistant couldn't reach any AI model right now. Try again in a minute."),
+            "AI_STREAM_INTERRUPTED": _l(
+                "The answer was cut off by the AI provider. What arrived is kept below; ask again to continue."
+            ),
+            "AI_NOT_CONFIGURED": _l(
+                "The assistant isn't configured on this server yet: no AI provider has an API key."
+            ),
+            "TOO_MANY_STREAMS": _l(
+                "You already have two answers in progress. Wait for one to finish, then send again."
+            ),
+            "TRANSCRIPT_PERSIST_FAILED": _l(
+                "The answer couldn't be saved, so it may be missing when you come back. "
+                "Anything the assistant changed is shown above."
+            ),
+            "TIMEOUT": _l("The answer took too long and was stopped. What arrived is kept."),
+            "TURN_CANCELLED": _l("Stopped."),
+            "TURN_FAILED": _l("Something went wrong while answering. What arrived is kept."),
+            "TURN_INTERRUPTED": _l(
+                "The answer was interrupted: the server restarted while writing it. What arrived, and anything "
+                "the assistant did, is kept below; ask again to continue."
+            ),
+            "AGENT_RATE_LIMITED": _l("You've sent a lot of messages this hour. You can send again at %(time)s."),
+            "AGENT_BUDGET_SPENT": _l(
+                "You've sent a lot of messages this hour, so this one was not answered. Send it again later."
+            ),
+        },
+        catalogue=("Memory",),
+    ),
+)
+"""In the order the navigation shows their areas."""
+
+INFRASTRUCTURE_BLUEPRINTS = {
+    "auth": "sign-up, sign-in, sign-out and the password reset: before there is a user to show areas to",
+    "admin": "the admin area (feedback inbox, LLM chain, metrics), linked from the More sheet for admins",
+    "system": "the health check for the process manager",
+}
+"""Blueprints that belong to no domain, and why."""
+
+SHARED_SERVICES = {
+    "errors": "the one family of refusals",
+    "ownership": "loading a row only through its owner",
+    "values": "strict reading of numbers, days and times",
+    "entity_fields": "the fields habits, tasks and goals share",
+    "icons": "the icon set every area picks from",
+    "demo": "the demo account, written through every domain's service",
+}
+"""Service modules that serve every domain rather than one."""
+
+SHARED_MODELS = {
+    "base": "the owned-row mixin",
+    "progress": "the XP and streak mixins",
+}
+"""Model modules that define no table of their own."""
+
+ROUTE_ARGUMENTS_THAT_ARE_NOT_ROWS = {
+    "token": "a password-reset link's signed token",
+    "area": "a navigation slug (the coming-soon page)",
+    "section": "a configuration form's name",
+    "widget_id": "a dashboard widget's name from the fixed widget catalogue",
+    "filename": "a static file",
+}
+"""Route arguments that name no row, so the ownership sweep has nothing to try on them."""
+
+BY_NAME = {domain.name: domain for domain in DOMAINS}
