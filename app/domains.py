@@ -62,6 +62,10 @@ class Domain:
     ids: dict[str, str] = field(default_factory=dict)  # a route's id argument → the table it names
     errors: dict[str, object] = field(default_factory=dict)  # refusal key → its message
     catalogue: tuple[str, ...] = ()  # its rows of the tool catalogue (docs/tool-catalogue.md)
+    # Its toolset, as `openToolsets` offers it to the model (English, a few words); None: its tools are
+    # core tools or it has none. Its own area's turns carry it from the first round, and so do `also_on`'s.
+    toolset: str | None = None
+    toolset_also_on: tuple[str, ...] = ()
 
     @property
     def built(self):
@@ -140,6 +144,8 @@ DOMAINS = (
             "HISTORY_RANGE_INVALID": _l("Choose a start on or before the end, and an end no later than tomorrow."),
         },
         catalogue=("Routines", "Schedules", "Today"),
+        toolset="routines, sections, entries, weekday schedules, today: check, skip",
+        toolset_also_on=("dashboard",),
     ),
     Domain(
         "habits",
@@ -156,6 +162,7 @@ DOMAINS = (
             "HABIT_IN_ROUTINE": _l("This habit is used in: %(routines)s. Remove it from the routine first."),
         },
         catalogue=("Habits",),
+        toolset="list, create, edit, delete",
     ),
     Domain(
         "tasks",
@@ -172,6 +179,7 @@ DOMAINS = (
             "TASK_IN_ROUTINE": _l("This task is used in: %(routines)s. Remove it from the routine first."),
         },
         catalogue=("Tasks",),
+        toolset="one-off to-dos: list, create, edit, delete",
     ),
     Domain(
         "categories",
@@ -189,6 +197,7 @@ DOMAINS = (
             "CATEGORY_IN_USE": _l("This category is used in: %(uses)s. Remove it from them first."),
         },
         catalogue=("Categories",),
+        toolset="areas of life: list, create, edit, delete",
     ),
     Domain(
         "goals",
@@ -215,6 +224,7 @@ DOMAINS = (
             "TERM_INVALID": _l("Choose short, medium or long term."),
         },
         catalogue=("Goals",),
+        toolset="list, create, edit, delete, progress, complete, archive, nest",
     ),
     Domain(
         "notebook",
@@ -272,6 +282,7 @@ DOMAINS = (
             "CONFIRMATION_MISMATCH": _l("Type the word exactly as shown to confirm."),
         },
         catalogue=("Configuration",),
+        toolset="settings: name, phrase, theme, language, time zone, XP rules, widgets",
     ),
     Domain(
         "feedback",
@@ -289,6 +300,7 @@ DOMAINS = (
             "FEEDBACK_NOT_FOUND": _l("We couldn't find that feedback."),
         },
         catalogue=("Feedback",),
+        toolset="send feedback to the Beyou team",
     ),
     Domain(
         "assistant",

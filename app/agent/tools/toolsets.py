@@ -22,6 +22,7 @@ from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
 
 from app.agent.tools.registry import REGISTRY, tool
+from app.domains import DOMAINS
 
 DISCOVERY = "openToolsets"
 
@@ -34,20 +35,15 @@ class Toolset:
 
 
 TOOLSETS = {
-    toolset.domain: toolset
-    for toolset in (
-        Toolset("habits", "list, create, edit, delete", pages=("habits",)),
-        Toolset("tasks", "one-off to-dos: list, create, edit, delete", pages=("tasks",)),
-        Toolset("categories", "areas of life: list, create, edit, delete", pages=("categories",)),
-        Toolset("goals", "list, create, edit, delete, progress, complete, archive, nest", pages=("goals",)),
-        Toolset("routines", "routines, sections, entries, weekday schedules, today: check, skip",
-                pages=("routines", "dashboard")),
-        Toolset("profile", "settings: name, phrase, theme, language, time zone, XP rules, widgets",
-                pages=("configuration",)),
-        Toolset("feedback", "send feedback to the Beyou team", pages=("feedback",)),
-        Toolset("assistant", None),  # the chat note and openToolsets: core tools, never opened
+    domain.name: Toolset(
+        domain.name,
+        domain.toolset,
+        pages=(*([area.slug] if (area := domain.navigation_area) else []), *domain.toolset_also_on),
     )
-}  # fmt: skip
+    for domain in DOMAINS
+    if domain.tools
+}
+"""One toolset per domain with tools, declared with the domain (`Domain.toolset`, app/domains.py)."""
 
 
 def area_of(page):
