@@ -189,15 +189,20 @@ def longest_run(outcomes):
 
 
 def outcomes_of(user, owners):
-    """{(owner type, owner id): [(day, outcome)] oldest first} for several owners in one query
-    (a check reads its item's and the account's)."""
+    """{(owner type, owner id): [(day, outcome)] oldest first} for several owners of different
+    types in one statement (a check reads its item's and the account's): one indexed select per
+    owner, joined by UNION ALL, each row naming only its owner's type."""
+    selects = [
+        db.select(DayOutcome.owner_type, DayOutcome.day, DayOutcome.outcome).where(
+            DayOutcome.owner_type == kind, DayOutcome.owner_id == owner_id, DayOutcome.user_id == user.id
+        )
+        for kind, owner_id in owners
+    ]
+    query = selects[0].order_by(DayOutcome.day) if len(selects) == 1 else db.union_all(*selects).order_by("day")
+    by_type = {kind: (kind, owner_id) for kind, owner_id in owners}
     found = {owner: [] for owner in owners}
-    query = db.select(DayOutcome.owner_type, DayOutcome.owner_id, DayOutcome.day, DayOutcome.outcome).where(
-        DayOutcome.user_id == user.id,
-        db.or_(*(db.and_(DayOutcome.owner_type == kind, DayOutcome.owner_id == owner_id) for kind, owner_id in owners)),
-    )
-    for kind, owner_id, day, outcome in db.session.execute(query.order_by(DayOutcome.day)):
-        found[(kind, owner_id)].append((day, outcome))
+    for kind, day, outcome in db.session.execute(query):
+        found[by_type[kind]].append((day, outcome))
     return found
 
 
