@@ -4,8 +4,11 @@ Every XP change goes through `grant` (negative amounts take XP back), so totals 
 per-day history can never disagree: summing an owner's XpDay rows gives its XP.
 """
 
+import uuid
 from datetime import date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy.dialects import postgresql, sqlite
 
 from app.extensions import db
 from app.models import Category, Habit, Routine, User
@@ -29,25 +32,37 @@ def user_zone(user):
 def grant(user, amount, owners, day=None):
     """Add `amount` XP (negative: take it back) to the user and each of `owners`.
 
-    XP never goes below zero. Does not commit: the caller's transaction holds the change.
+    XP never goes below zero. The day's XP rows change in one upsert, whoever already has a row
+    that day. Does not commit: the caller's transaction holds the change.
     """
     if not amount:
         return
     day = day or today_for(user)
+    rows = []
     for owner in (user, *owners):
         before = owner.xp or 0.0
         owner.xp = max(before + amount, 0.0)
-        _record(user, owner, owner.xp - before, day)
+        if owner.xp != before:
+            rows.append(
+                {
+                    "id": uuid.uuid4(),
+                    "user_id": user.id,
+                    "owner_type": OWNER_TYPES[type(owner)],
+                    "owner_id": owner.id,
+                    "day": day,
+                    "xp": owner.xp - before,
+                }
+            )
+    if rows:
+        table = XpDay.__table__
+        upsert(table, rows, ("owner_type", "owner_id", "day"), lambda new: {"xp": table.c.xp + new.xp})
 
 
-def _record(user, owner, delta, day):
-    if not delta:
-        return
-    owner_type = OWNER_TYPES[type(owner)]
-    row = db.session.scalar(
-        db.select(XpDay).where(XpDay.owner_type == owner_type, XpDay.owner_id == owner.id, XpDay.day == day)
-    )
-    if row is None:
-        db.session.add(XpDay(user_id=user.id, owner_type=owner_type, owner_id=owner.id, day=day, xp=delta))
-    else:
-        row.xp += delta
+def upsert(table, rows, key, changes):
+    """Insert `rows` into `table`, or where a row with the same `key` columns exists, apply
+    `changes(excluded)` to it: one statement, and no lost update when two requests race."""
+    dialect = db.session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(table)
+    statement = statement.on_conflict_do_update(index_elements=list(key), set_=changes(statement.excluded))
+    db.session.execute(statement, rows)

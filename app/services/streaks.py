@@ -104,7 +104,8 @@ def day_items(user, day, closed=None):
     return list(rows) + extra
 
 
-def _item_outcome(rows):
+def item_outcome(rows):
+    """An item's presence on a day from its check rows: DONE, SKIPPED or None."""
     if any(row.checked for row in rows):
         return Outcome.DONE
     if any(row.skipped for row in rows):
@@ -155,42 +156,12 @@ def set_outcome(user, owner_type, owner_id, day, outcome):
         row.outcome = outcome
 
 
-def settle_item(user, item_type, item_id, day, closed):
-    """A habit's or task's outcome for `day` after a check or skip changed.
-
-    Presence (DONE, SKIPPED) is written at once. Without it, an open day has no row (MISSED is
-    only true once the day ends) and a closed day is MISSED: its frozen rows prove the item was
-    part of the day.
-    """
-    rows = db.session.scalars(
-        db.select(EntryCheck).where(EntryCheck.user_id == user.id, EntryCheck.day == day, EntryCheck.item_id == item_id)
-    ).all()
-    outcome = _item_outcome(rows)
-    if outcome is None and closed and rows:
-        outcome = Outcome.MISSED
-    set_outcome(user, item_type, item_id, day, outcome)
-
-
-def settle_account(user, day, closed):
-    """The account's outcome for `day`: written when the day counted; otherwise removed while the
-    day is open, or set to how the day ended once it is closed."""
-    outcome = account_outcome(user, day, day_items(user, day, closed))
-    if not closed and outcome != Outcome.DONE:
-        outcome = None
-    set_outcome(user, OwnerType.USER, user.id, day, outcome)
-
-
 # Streak figures ---------------------------------------------------------------------------------
 
 
-def _outcomes(user, owner_type, owner_id, before=None):
-    """(day, outcome) pairs for one owner, oldest first, optionally only days before `before`."""
-    query = db.select(DayOutcome.day, DayOutcome.outcome).where(
-        DayOutcome.user_id == user.id, DayOutcome.owner_type == owner_type, DayOutcome.owner_id == owner_id
-    )
-    if before is not None:
-        query = query.where(DayOutcome.day < before)
-    return db.session.execute(query.order_by(DayOutcome.day)).all()
+def _outcomes(user, owner_type, owner_id):
+    """(day, outcome) pairs for one owner, oldest first."""
+    return outcomes_of(user, [(owner_type, owner_id)])[(owner_type, owner_id)]
 
 
 def current_run(outcomes, today):
@@ -217,14 +188,29 @@ def longest_run(outcomes):
     return best
 
 
-def streak_before(user, item_type, item_id, day):
-    """The item's streak entering `day` (what a check's XP bonus reads)."""
-    return current_run(_outcomes(user, item_type, item_id, before=day), day)
+def outcomes_of(user, owners):
+    """{(owner type, owner id): [(day, outcome)] oldest first} for several owners of different
+    types in one statement (a check reads its item's and the account's): one indexed select per
+    owner, joined by UNION ALL, each row naming only its owner's type."""
+    selects = [
+        db.select(DayOutcome.owner_type, DayOutcome.day, DayOutcome.outcome).where(
+            DayOutcome.owner_type == kind, DayOutcome.owner_id == owner_id, DayOutcome.user_id == user.id
+        )
+        for kind, owner_id in owners
+    ]
+    query = selects[0].order_by(DayOutcome.day) if len(selects) == 1 else db.union_all(*selects).order_by("day")
+    by_type = {kind: (kind, owner_id) for kind, owner_id in owners}
+    found = {owner: [] for owner in owners}
+    for kind, day, outcome in db.session.execute(query):
+        found[by_type[kind]].append((day, outcome))
+    return found
 
 
-def refresh(user, owner, owner_type, today):
-    """Recompute an owner's streak scalars from its outcomes. The best never goes down."""
-    outcomes = _outcomes(user, owner_type, owner.id)
+def refresh(user, owner, owner_type, today, outcomes=None):
+    """Recompute an owner's streak scalars from its outcomes (read here unless given). The best
+    never goes down."""
+    if outcomes is None:
+        outcomes = _outcomes(user, owner_type, owner.id)
     done = [day for day, outcome in outcomes if outcome == Outcome.DONE]
     owner.current_streak = current_run(outcomes, today)
     owner.best_streak = max(owner.best_streak or 0, longest_run(outcomes), owner.current_streak)
@@ -234,8 +220,8 @@ def refresh(user, owner, owner_type, today):
     return owner
 
 
-def refresh_account(user, today):
-    refresh(user, user, OwnerType.USER, today)
+def refresh_account(user, today, outcomes=None):
+    refresh(user, user, OwnerType.USER, today, outcomes)
     user.max_constance = max(user.max_constance or 0, user.best_streak or 0)
 
 
@@ -253,18 +239,23 @@ class Constance:
         return vars(self).copy()
 
 
-def constance(user, today=None):
-    """The account's streak as of `today`, fresh from the outcomes."""
+def constance(user, today=None, outcomes=None):
+    """The account's streak as of `today`, fresh from the outcomes (read here unless given)."""
     today = today or today_for(user)
-    outcomes = _outcomes(user, OwnerType.USER, user.id)
+    if outcomes is None:
+        outcomes = _outcomes(user, OwnerType.USER, user.id)
     days = current_run(outcomes, today)
     recent = [o for d, o in outcomes if today - timedelta(days=DORMANT_AFTER - 1) <= d <= today]
     active = any(o in (Outcome.DONE, Outcome.SKIPPED, Outcome.MISSED) for o in recent)
-    routine_today = schedules.routine_on(user, today)
-    dormant = days > 0 and not active and not (routine_today and routine_today.entries)
+    dormant = days > 0 and not active and not _routine_runs(user, today)
     counted_today = any(d == today and o == Outcome.DONE for d, o in outcomes)
     best = max(user.max_constance or 0, user.best_streak or 0, longest_run(outcomes), days)
     return Constance(days=days, best=best, dormant=dormant, counted_today=counted_today)
+
+
+def _routine_runs(user, today):
+    routine_today = schedules.routine_on(user, today)
+    return bool(routine_today and routine_today.entries)
 
 
 # History ----------------------------------------------------------------------------------------

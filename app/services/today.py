@@ -10,18 +10,34 @@ outcome. Skips pay nothing and never break a streak. Every answer carries what t
 repaint (`CheckResult`).
 """
 
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from functools import wraps
+from types import SimpleNamespace
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import joinedload, selectinload
 
 from app.events import announce
 from app.extensions import db
-from app.models import EntryCheck, Habit, OwnerType, Routine, RoutineKind, Task
+from app.models import (
+    DayCloseMark,
+    DayOutcome,
+    EntryCheck,
+    Habit,
+    Outcome,
+    OwnerType,
+    Routine,
+    RoutineEntry,
+    RoutineKind,
+    ScheduleDay,
+    Task,
+    User,
+)
 from app.services import routines, schedules, streaks
 from app.services.errors import Invalid, NotFound
-from app.services.progress import grant, user_zone
+from app.services.progress import grant, upsert, user_zone
 from app.services.values import day_from
 
 # Views ---------------------------------------------------------------------------------------
@@ -264,55 +280,59 @@ class CheckResult:
         }
 
 
-def _once_more_on_conflict(action):
-    """Run a check or skip again when a simultaneous write to the same entry and day won the
-    race (the unique check row): the second attempt sees the first one's row."""
+def _one_change(action):
+    """A check or skip reads everything first and writes once at the commit (no autoflush in
+    between, so each table gets one statement). It runs again when the day close froze the same
+    entry and day meanwhile (the unique check row): the second attempt sees the close's row.
+    Checks of one account never collide with each other: each holds the account's lock
+    (`_lock_account`)."""
 
     @wraps(action)
     def attempt(*args, **kwargs):
         try:
-            return action(*args, **kwargs)
+            with db.session.no_autoflush:
+                return action(*args, **kwargs)
         except IntegrityError:
             db.session.rollback()
-            return action(*args, **kwargs)
+            with db.session.no_autoflush:
+                return action(*args, **kwargs)
 
     return attempt
 
 
-@_once_more_on_conflict
+@_one_change
 def check(user, entry_id, day=None, now=None):
     """Toggle an entry's check on `day` (default today): checking pays XP to the user, the
     routine, the habit and every category of the habit or task; checking again takes back
     exactly what was paid. A past day is a late check (decayed XP, no celebration)."""
     now, today = local_today(user, now)
     day = _the_day(day, today)
-    entry, row, closed = _locate(user, entry_id, day, today)
-    before = _marks(user, row, today)
+    change = _Change.open(user, entry_id, day, today)
+    row = change.row
     if row.checked:
-        grant(user, -row.xp, _xp_owners(user, row), today)
+        grant(user, -row.xp, change.xp_owners(), today)
         row.checked, row.checked_at, row.xp = False, None, 0.0
-        _set_done_on(user, row, None)
+        change.set_done_on(None)
     else:
-        xp = _xp_for(user, row, day, today)
-        grant(user, xp, _xp_owners(user, row), today)
+        xp = change.xp_for_check()
+        grant(user, xp, change.xp_owners(), today)
         row.checked, row.skipped, row.checked_at, row.xp = True, False, now, xp
         if day == today:
-            _set_done_on(user, row, today)
-    return _settled(user, row, entry, day, today, closed, before)
+            change.set_done_on(today)
+    return change.settle()
 
 
-@_once_more_on_conflict
+@_one_change
 def skip(user, entry_id, skip=True, day=None, now=None):
     """Skip (or, with skip=False, unskip) an entry on `day` (default today; never a future day).
 
     A skip pays nothing and never breaks a streak. Skipping a checked entry changes nothing."""
     now, today = local_today(user, now)
     day = _the_day(day, today, refuse="SKIP_IN_FUTURE")
-    entry, row, closed = _locate(user, entry_id, day, today)
-    before = _marks(user, row, today)
-    if not row.checked:
-        row.skipped = bool(skip)
-    return _settled(user, row, entry, day, today, closed, before)
+    change = _Change.open(user, entry_id, day, today)
+    if not change.row.checked:
+        change.row.skipped = bool(skip)
+    return change.settle()
 
 
 def _the_day(day, today, refuse="CHECK_IN_FUTURE"):
@@ -325,41 +345,6 @@ def _the_day(day, today, refuse="CHECK_IN_FUTURE"):
     if day > today:
         raise Invalid(refuse, details={"day": refuse})
     return day
-
-
-def _locate(user, entry_id, day, today):
-    """(live entry or None, the day's check row, whether the day is closed) for an entry id.
-
-    Today needs the live entry of the routine scheduled today. A past day needs the entry to
-    have been part of that day: a frozen row for a closed day, or the routine scheduled that day
-    while it is still open. Either way an entry of a routine not scheduled that day is
-    ENTRY_NOT_ON_DAY (a row already written keeps working, so a check can still be undone).
-    """
-    entry_uuid = routines.as_uuid(entry_id)
-    try:
-        entry = routines.get_entry(user, entry_id)
-    except NotFound:
-        entry = None
-    row = None
-    if entry_uuid is not None:
-        row = db.session.scalar(
-            db.select(EntryCheck).where(
-                EntryCheck.user_id == user.id, EntryCheck.entry_id == entry_uuid, EntryCheck.day == day
-            )
-        )
-    if entry is None and row is None:
-        _refuse_item_id(user, entry_id, today)
-        raise NotFound("ENTRY_NOT_FOUND")
-    closed = streaks.is_closed(user, day)
-    if row is None:
-        scheduled = schedules.routine_on(user, day)
-        if (day != today and closed) or scheduled is None or scheduled.id != entry.routine_id:
-            raise Invalid("ENTRY_NOT_ON_DAY", details={"day": "ENTRY_NOT_ON_DAY"})
-        row = EntryCheck.frozen_from(entry, day)
-        db.session.add(row)
-    elif day == today and entry is None:
-        raise NotFound("ENTRY_NOT_FOUND")
-    return entry, row, closed
 
 
 def _refuse_item_id(user, ref, today):
@@ -381,88 +366,269 @@ def _refuse_item_id(user, ref, today):
     raise Invalid("ENTRY_ID_REQUIRED", name=item.name, entries=listed)
 
 
-def _xp_for(user, row, day, today):
-    if day < today:
-        return streaks.late_xp(user, row.difficulty, row.importance, day, today)
-    streak = 0 if row.one_time else streaks.streak_before(user, row.item_type, row.item_id, today)
-    return streaks.check_xp(row.difficulty, row.importance, streak)
+# An entry with nothing written yet on an open day counts as untouched.
+_UNTOUCHED = SimpleNamespace(checked=False, skipped=False, touched=False)
 
 
-def _item(user, row):
-    model = Habit if row.item_type == OwnerType.HABIT else Task
-    return db.session.scalar(db.select(model).where(model.id == row.item_id, model.user_id == user.id))
+class _Change:
+    """One check or skip: everything it reads, loaded in a fixed number of queries whatever the
+    account's history, then changed in memory and written in one flush and two upserts.
+
+    The reads: the account row, locked (so concurrent checks of one account run one after the
+    other and never pay XP twice) with how far its days are closed; the entry with its routine,
+    that routine's entry ids, the item, its categories and the routine scheduled on the day; the
+    day's check rows; the item's and the account's outcomes.
+    """
+
+    def __init__(self, user, day, today):
+        self.user, self.day, self.today = user, day, today
+        self.entry = self.row = self.item = self.routine = None
+        self.closed = False
+        self.day_rows = []
+        self.scheduled_entry_ids = set()
+        self.outcomes = {}
+        self.before = {}
+
+    @classmethod
+    def open(cls, user, entry_id, day, today):
+        change = cls(user, day, today)
+        closed_through = _lock_account(user)
+        change.closed = closed_through is not None and day <= closed_through
+        entry_uuid = routines.as_uuid(entry_id)
+        scheduled_id = None
+        if entry_uuid is not None:
+            change.entry, scheduled_id = _entry_and_scheduled(user, entry_uuid, day)
+        change.day_rows = list(
+            db.session.scalars(
+                db.select(EntryCheck)
+                .where(EntryCheck.user_id == user.id, EntryCheck.day == day)
+                .order_by(EntryCheck.section_position, EntryCheck.position)
+            )
+        )
+        change.row = next((row for row in change.day_rows if row.entry_id == entry_uuid), None)
+        if change.entry is None and change.row is None:
+            _refuse_item_id(user, entry_id, today)
+            raise NotFound("ENTRY_NOT_FOUND")
+        if change.row is None:
+            change._freeze_new_row(scheduled_id)
+        elif day == today and change.entry is None:
+            raise NotFound("ENTRY_NOT_FOUND")
+        change._load_owners(scheduled_id)
+        return change
+
+    def _freeze_new_row(self, scheduled_id):
+        """The entry's first change that day: allowed only while the day is open (or today) and
+        the entry's routine is the one scheduled that day."""
+        entry, day = self.entry, self.day
+        runs = scheduled_id == entry.routine_id and schedules.local_date(self.user, entry.routine.created_at) <= day
+        if (day != self.today and self.closed) or not runs:
+            raise Invalid("ENTRY_NOT_ON_DAY", details={"day": "ENTRY_NOT_ON_DAY"})
+        self.row = EntryCheck.frozen_from(entry, day)
+        db.session.add(self.row)
+        self.day_rows.append(self.row)
+
+    def _load_owners(self, scheduled_id):
+        row, entry = self.row, self.entry
+        if entry is not None and entry.routine_id == row.routine_id:
+            self.routine, self.item = entry.routine, entry.item
+        else:  # the entry was deleted or moved since: its frozen routine and item, if they still exist
+            self.routine = db.session.scalar(
+                db.select(Routine).where(Routine.id == row.routine_id, Routine.user_id == self.user.id)
+            )
+            model = Habit if row.item_type == OwnerType.HABIT else Task
+            self.item = db.session.scalar(
+                db.select(model)
+                .where(model.id == row.item_id, model.user_id == self.user.id)
+                .options(selectinload(model.categories))
+            )
+        if not self.closed:
+            self.scheduled_entry_ids = _scheduled_entry_ids(self.user, self.day, scheduled_id, entry)
+        owners = [(OwnerType.USER, self.user.id)]
+        if self.item is not None and not row.one_time:
+            owners.append((row.item_type, row.item_id))
+        self.outcomes = streaks.outcomes_of(self.user, owners)
+        self.before = {  # what a celebration compares against: level and streaks before the change
+            "level": self.user.level,
+            "item_streak": self.item.current_streak if self.item is not None else 0,
+            "constance": streaks.constance(self.user, self.today, self.outcomes[owners[0]]).days,
+        }
+
+    def xp_owners(self):
+        """Who shares a check's XP besides the user: the routine, the habit (tasks have no XP of
+        their own) and each of the item's categories — whichever of them still exist."""
+        owners = [self.routine] if self.routine is not None else []
+        if self.item is not None:
+            if isinstance(self.item, Habit):
+                owners.append(self.item)
+            owners.extend(self.item.categories)
+        return owners
+
+    def xp_for_check(self):
+        row = self.row
+        if self.day < self.today:
+            return streaks.late_xp(self.user, row.difficulty, row.importance, self.day, self.today)
+        streak = 0
+        if not row.one_time:
+            before = [pair for pair in self.outcomes.get((row.item_type, row.item_id), []) if pair[0] < self.today]
+            streak = streaks.current_run(before, self.today)
+        return streaks.check_xp(row.difficulty, row.importance, streak)
+
+    def set_done_on(self, day):
+        """A one-time task checked today is removed once the day ends (app.services.day_close)."""
+        if self.row.one_time and isinstance(self.item, Task):
+            self.item.done_on = day
+
+    def settle(self):
+        """Write the day's outcomes and streaks after the change, commit, and describe the result."""
+        user, row, item, day, today = self.user, self.row, self.item, self.day, self.today
+        account = (OwnerType.USER, user.id)
+        if not row.touched and not self.closed:  # an open day's untouched entry has no row (the close freezes it)
+            self.day_rows.remove(row)
+            if row in db.session.new:
+                db.session.expunge(row)
+            else:
+                db.session.delete(row)
+        outcomes = {}
+        if item is not None and not row.one_time:
+            outcomes[(row.item_type, row.item_id)] = self._item_outcome()
+            streaks.refresh(user, item, row.item_type, today, self._with(row.item_type, row.item_id, outcomes))
+        outcomes[account] = self._account_outcome()
+        streaks.refresh_account(user, today, self._with(*account, outcomes))
+        _write_outcomes(user, day, outcomes)
+        constance = streaks.constance(user, today, self.outcomes[account])
+        late = day < today
+        result = CheckResult(
+            entry=self._view(late),
+            day=day,
+            late=late,
+            user=_user_figures(user, constance),
+            item=_item_figures(item),
+            routine=_xp_figures(self.routine) if self.routine is not None else None,
+            categories=[_xp_figures(category) for category in (item.categories if item is not None else [])],
+            celebration=None if late else _celebration(user, item, constance, self.before),
+        )
+        domains = {"routines", "habits" if row.item_type == OwnerType.HABIT else "tasks"}
+        if item is not None and item.categories and row.xp:
+            domains.add("categories")
+        db.session.commit()
+        announce(user, *sorted(domains))
+        return result
+
+    def _item_outcome(self):
+        """Presence (DONE, SKIPPED) at once; without it an open day has no outcome (MISSED is only
+        true once the day ends) and a closed day is MISSED, its frozen rows proving the item was
+        part of the day."""
+        rows = [row for row in self.day_rows if row.item_id == self.row.item_id]
+        outcome = streaks.item_outcome(rows)
+        if outcome is None and self.closed and rows:
+            outcome = Outcome.MISSED
+        return outcome
+
+    def _account_outcome(self):
+        """Written when the day counted; otherwise removed while the day is open, or how the day
+        ended once it is closed."""
+        items = list(self.day_rows)
+        if not self.closed:
+            written = {row.entry_id for row in self.day_rows}
+            items += [_UNTOUCHED for entry_id in self.scheduled_entry_ids if entry_id not in written]
+        outcome = streaks.account_outcome(self.user, self.day, items)
+        return None if not self.closed and outcome != Outcome.DONE else outcome
+
+    def _with(self, kind, owner_id, outcomes):
+        """The owner's outcomes (oldest first) with the day's new outcome in place, kept for later."""
+        pairs = [pair for pair in self.outcomes[(kind, owner_id)] if pair[0] != self.day]
+        if outcomes[(kind, owner_id)] is not None:
+            pairs.append((self.day, outcomes[(kind, owner_id)]))
+            pairs.sort(key=lambda pair: pair[0])
+        self.outcomes[(kind, owner_id)] = pairs
+        return pairs
+
+    def _view(self, late):
+        if self.entry is not None and not late:
+            return _live_view(self.user, self.entry, self.row if self.row.touched else None, self.today)
+        return _frozen_view(self.user, self.row, self.today, self.closed)
 
 
-def _xp_owners(user, row):
-    """Who shares a check's XP besides the user: the routine, the habit (tasks have no XP of
-    their own) and each of the item's categories — whichever of them still exist."""
-    owners = []
-    routine = db.session.scalar(db.select(Routine).where(Routine.id == row.routine_id, Routine.user_id == user.id))
-    if routine is not None:
-        owners.append(routine)
-    item = _item(user, row)
-    if item is not None:
-        if isinstance(item, Habit):
-            owners.append(item)
-        owners.extend(item.categories)
-    return owners
+def _lock_account(user):
+    """Lock the account's row for this transaction and read it afresh (its XP and streaks as the
+    previous check left them), with the last closed day. SQLite has no row locks: it lets one
+    writer in at a time anyway."""
+    _fresh, closed_through = db.session.execute(
+        db.select(User, DayCloseMark.closed_through)
+        .outerjoin(DayCloseMark, DayCloseMark.user_id == User.id)
+        .where(User.id == user.id)
+        .with_for_update(of=User)
+        .execution_options(populate_existing=True)
+    ).one()
+    return closed_through
 
 
-def _set_done_on(user, row, day):
-    """A one-time task checked today is removed once the day ends (app.services.day_close)."""
-    if row.one_time and row.item_type == OwnerType.TASK:
-        task = _item(user, row)
-        if task is not None:
-            task.done_on = day
-
-
-def _marks(user, row, today):
-    """What a celebration compares against: level and streaks before the change."""
-    item = _item(user, row)
-    return {
-        "level": user.level,
-        "item_streak": item.current_streak if item is not None else 0,
-        "constance": streaks.constance(user, today).days,
-    }
-
-
-def _settled(user, row, entry, day, today, closed, before):
-    """Write the day's outcomes and streaks after a change, commit, and describe the result."""
-    if not row.touched and not closed:
-        db.session.delete(row)  # an open day's untouched entry has no row (the close will freeze it)
-    db.session.flush()
-    item = _item(user, row)
-    if item is not None and not row.one_time:
-        streaks.settle_item(user, row.item_type, row.item_id, day, closed)
-        db.session.flush()
-        streaks.refresh(user, item, row.item_type, today)
-    streaks.settle_account(user, day, closed)
-    db.session.flush()
-    streaks.refresh_account(user, today)
-    db.session.commit()
-    domains = {"routines", "habits" if row.item_type == OwnerType.HABIT else "tasks"}
-    if item is not None and item.categories and row.xp:
-        domains.add("categories")
-    announce(user, *sorted(domains))
-    constance = streaks.constance(user, today)
-    late = day < today
-    view = _row_view(user, row, entry, today, late)
-    return CheckResult(
-        entry=view,
-        day=day,
-        late=late,
-        user=_user_figures(user, constance),
-        item=_item_figures(item),
-        routine=_routine_figures(user, row),
-        categories=[_xp_figures(category) for category in (item.categories if item is not None else [])],
-        celebration=None if late else _celebration(user, item, constance, before),
+def _entry_and_scheduled(user, entry_uuid, day):
+    """(the user's entry with its routine and the routine's entries, its item with its categories
+    and its section — or None; the id of the routine scheduled on `day`'s weekday)."""
+    scheduled = (
+        db.select(ScheduleDay.routine_id)
+        .where(ScheduleDay.user_id == user.id, ScheduleDay.weekday == day.weekday())
+        .scalar_subquery()
     )
+    found = (
+        db.session.execute(
+            db.select(RoutineEntry, scheduled)
+            .join(Routine, Routine.id == RoutineEntry.routine_id)
+            .where(RoutineEntry.id == entry_uuid, Routine.user_id == user.id)
+            .options(
+                joinedload(RoutineEntry.routine).joinedload(Routine.entries),
+                joinedload(RoutineEntry.section),
+                joinedload(RoutineEntry.habit).joinedload(Habit.categories),
+                joinedload(RoutineEntry.task).joinedload(Task.categories),
+            )
+        )
+        .unique()
+        .first()
+    )
+    if found is None:
+        found = (
+            None,
+            db.session.scalar(
+                db.select(ScheduleDay.routine_id).where(
+                    ScheduleDay.user_id == user.id, ScheduleDay.weekday == day.weekday()
+                )
+            ),
+        )
+    return found
 
 
-def _row_view(user, row, entry, today, late):
-    if entry is not None and not late:
-        return _live_view(user, entry, row if row.touched else None, today)
-    return _frozen_view(user, row, today, streaks.is_closed(user, row.day))
+def _scheduled_entry_ids(user, day, scheduled_id, entry):
+    """The entries of the routine scheduled on an open `day` (none before that routine existed)."""
+    if scheduled_id is None:
+        return set()
+    if entry is not None and entry.routine_id == scheduled_id:
+        routine = entry.routine
+        return {e.id for e in routine.entries} if schedules.local_date(user, routine.created_at) <= day else set()
+    routine = schedules.routine_on(user, day)
+    return {e.id for e in routine.entries} if routine is not None else set()
+
+
+def _write_outcomes(user, day, outcomes):
+    """The day's outcome of each owner in `outcomes`: set in one upsert, removed (None) in one
+    delete."""
+    kept = [
+        {"id": uuid.uuid4(), "user_id": user.id, "owner_type": kind, "owner_id": owner_id, "day": day, "outcome": value}
+        for (kind, owner_id), value in outcomes.items()
+        if value is not None
+    ]
+    gone = [(kind, owner_id) for (kind, owner_id), value in outcomes.items() if value is None]
+    table = DayOutcome.__table__
+    if kept:
+        upsert(table, kept, ("owner_type", "owner_id", "day"), lambda new: {"outcome": new.outcome})
+    if gone:
+        db.session.execute(
+            db.delete(table).where(
+                table.c.user_id == user.id,
+                table.c.day == day,
+                db.or_(*(db.and_(table.c.owner_type == kind, table.c.owner_id == owner_id) for kind, owner_id in gone)),
+            )
+        )
 
 
 def _celebration(user, item, constance, before):
@@ -506,8 +672,3 @@ def _item_figures(item):
     if isinstance(item, Habit):
         figures.update({key: value for key, value in _xp_figures(item).items() if key not in figures})
     return figures
-
-
-def _routine_figures(user, row):
-    routine = db.session.scalar(db.select(Routine).where(Routine.id == row.routine_id, Routine.user_id == user.id))
-    return _xp_figures(routine) if routine is not None else None

@@ -5,7 +5,7 @@ Also the honest "coming soon" state of areas not built yet."""
 import math
 from datetime import datetime, timedelta
 
-from flask import Blueprint, abort, g, redirect, render_template, url_for
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_login import login_required
 
 from app.services import configuration, streaks, today, widgets
@@ -43,8 +43,32 @@ def index():
         plan=_plan(user),
         constance=_account_constance(user),
         widgets=[(widget_id, WIDGETS[widget_id][0], _widget_context(widget_id, user)) for widget_id in chosen],
+        refreshers=_refreshers(chosen),
         configuration_url=BY_SLUG["configuration"].url,
     )
+
+
+# The regions outside the widget rail that refresh with it, and the domains they read.
+REGIONS = {"constance-chip": ("routines",), "today-card": ("routines",)}
+
+
+def _refreshers(chosen):
+    """[(hx-trigger, url)]: one refresher per set of domains, asking for every region that reads
+    exactly those. A check announces routines, habits and categories at once: three GETs (the
+    routine readers, the level, the category charts) instead of one per region, and a region
+    never refreshes for a domain it does not read. Its trigger waits a millisecond so the
+    several domains of one answer make one request, not one each."""
+    groups = {}
+    for name, domains in [*REGIONS.items(), *((widget_id, WIDGETS[widget_id][0]) for widget_id in chosen)]:
+        if domains:
+            groups.setdefault(domains, []).append(name)
+    return [
+        (
+            ", ".join(f"domain:{domain} from:body delay:1ms" for domain in domains),
+            url_for("dashboard.regions", ids=",".join(names)),
+        )
+        for domains, names in groups.items()
+    ]
 
 
 @bp.post("/dashboard/tour-done")
@@ -56,23 +80,24 @@ def finish_tour():
     return redirect(url_for("dashboard.index"))
 
 
-@bp.get("/dashboard/constance")
+@bp.get("/dashboard/regions")
 @login_required
-def constance_chip():
-    return render_template("dashboard/_constance_chip.html", constance=streaks.constance(acting_user()))
-
-
-@bp.get("/dashboard/widgets/<widget_id>")
-@login_required
-def widget(widget_id):
-    if widget_id not in WIDGETS:
+def regions():
+    """Some of the dashboard's regions, each as an out-of-band swap: what one refresher asks for
+    when a domain its regions read has changed (see `_refreshers`)."""
+    wanted = [name for name in request.args.get("ids", "").split(",") if name]
+    if not wanted or any(name not in REGIONS and name not in WIDGETS for name in wanted):
         abort(404)
-    return render_template(
-        "dashboard/_widget.html",
-        widget_id=widget_id,
-        domains=WIDGETS[widget_id][0],
-        data=_widget_context(widget_id, acting_user()),
-    )
+    user = acting_user()
+    found = []
+    for name in wanted:
+        if name == "constance-chip":
+            found.append({"name": name, "constance": _account_constance(user)})
+        elif name == "today-card":
+            found.append({"name": name, "plan": _plan(user)})
+        else:
+            found.append({"name": name, "domains": WIDGETS[name][0], "data": _widget_context(name, user)})
+    return render_template("dashboard/_regions.html", regions=found)
 
 
 @bp.get("/soon/<area>")
@@ -107,8 +132,9 @@ def _day_part(hour):
 
 
 def _once(name, compute):
-    """The page and its widgets read the same figures: compute each once per request."""
-    memo = g.setdefault("dashboard_figures", {})
+    """The page and its widgets read the same figures: compute each once per request (kept in
+    the request's environ: `g` outlives a request when a test holds the app context open)."""
+    memo = request.environ.setdefault("beyou.dashboard_figures", {})
     if name not in memo:
         memo[name] = compute()
     return memo[name]

@@ -69,9 +69,8 @@ def test_after_a_check_the_card_and_the_level_widget_show_the_new_xp(signed_in, 
     post(signed_in, f"/routines/entries/{plan['entry']}/check")
     card = text(signed_in.get("/routines/today-card"))
     assert "1 of 1" in card and "Routine complete" in card
-    level = text(signed_in.get("/dashboard/widgets/levelProgress"))
-    assert re.search(r'data-testid="user-xp">25 XP<', level)
-    assert 'hx-trigger="domain:routines from:body' in level
+    level = text(signed_in.get("/dashboard/regions?ids=levelProgress"))
+    assert re.search(r'data-testid="user-xp">25 XP<', level) and 'hx-swap-oob="true"' in level
 
 
 def test_a_skip_in_place_marks_the_row_skipped(signed_in, plan):
@@ -250,9 +249,9 @@ def test_the_dashboard_loads_the_goals_ahead_lazily(signed_in, user):
 
 
 def test_the_streak_chip_appears_once_a_day_counts(signed_in, plan):
-    assert 'data-testid="constance-chip"' not in text(signed_in.get("/dashboard/constance"))
+    assert 'data-testid="constance-chip"' not in text(signed_in.get("/dashboard/regions?ids=constance-chip"))
     post(signed_in, f"/routines/entries/{plan['entry']}/check")
-    chip = text(signed_in.get("/dashboard/constance"))
+    chip = text(signed_in.get("/dashboard/regions?ids=constance-chip"))
     assert 'data-testid="constance-chip"' in chip and "1 day" in chip
 
 
@@ -260,16 +259,44 @@ def test_every_widget_in_the_catalogue_renders_as_its_own_fragment(signed_in, pl
     from app.services.widgets import CATALOGUE
 
     for widget_id in CATALOGUE:
-        response = signed_in.get(f"/dashboard/widgets/{widget_id}")
+        response = signed_in.get(f"/dashboard/regions?ids={widget_id}")
         assert response.status_code == 200, widget_id
         assert f'id="widget-{widget_id}"' in text(response)
-    assert signed_in.get("/dashboard/widgets/unknown").status_code == 404
+    assert signed_in.get("/dashboard/regions?ids=levelProgress,unknown").status_code == 404
+    assert signed_in.get("/dashboard/regions").status_code == 404
+
+
+def test_the_dashboard_refreshes_its_regions_in_one_request_per_set_of_domains_they_read(signed_in, plan, user):
+    user.widgets = ["dailyProgress", "constance", "levelProgress", "betterArea", "worstArea", "fastTips"]
+    db.session.commit()
+    page = text(signed_in.get("/dashboard"))
+    refreshers = re.findall(r'data-testid="dashboard-refresher" hx-get="([^"]+)" hx-trigger="([^"]+)"', page)
+    assert [(url.replace("%2C", ","), trigger) for url, trigger in refreshers] == [
+        (
+            "/dashboard/regions?ids=constance-chip,today-card,dailyProgress,constance",
+            "domain:routines from:body delay:1ms",
+        ),
+        (
+            "/dashboard/regions?ids=levelProgress",
+            "domain:routines from:body delay:1ms, domain:goals from:body delay:1ms",
+        ),
+        (
+            "/dashboard/regions?ids=betterArea,worstArea",
+            "domain:routines from:body delay:1ms, domain:goals from:body delay:1ms, "
+            "domain:categories from:body delay:1ms",
+        ),
+    ]
+    assert page.count('hx-trigger="domain:') == len(refreshers)  # no region refreshes by itself
+    answer = text(signed_in.get(refreshers[0][0].replace("&amp;", "&")))
+    for region in ("constance-chip", "today-card", "widget-dailyProgress", "widget-constance"):
+        assert f'id="{region}"' in answer
+    assert answer.count('hx-swap-oob="true"') == 4
 
 
 def test_the_heatmap_is_an_accessible_svg_of_sixteen_weeks(signed_in, plan, user):
     yesterday = progress.today_for(user) - timedelta(days=1)
     day_close.close_days()
-    body = text(signed_in.get("/dashboard/widgets/constanceHeatmap"))
+    body = text(signed_in.get("/dashboard/regions?ids=constanceHeatmap"))
     assert 'role="img"' in body and "<title" in body and "Done" in body and "Missed" in body
     assert 16 * 7 - 6 <= body.count("<rect") <= 16 * 7
     assert f"{yesterday.day}" in body
@@ -277,9 +304,9 @@ def test_the_heatmap_is_an_accessible_svg_of_sixteen_weeks(signed_in, plan, user
 
 def test_the_category_widgets_show_the_areas(signed_in, plan, user):
     post(signed_in, f"/routines/entries/{plan['entry']}/check")
-    better = text(signed_in.get("/dashboard/widgets/betterArea"))
+    better = text(signed_in.get("/dashboard/regions?ids=betterArea"))
     assert "Health" in better and "25 XP" in better
-    balance = text(signed_in.get("/dashboard/widgets/categoryBalance"))
+    balance = text(signed_in.get("/dashboard/regions?ids=categoryBalance"))
     assert "Add at least 3 categories" in balance
 
 
@@ -290,9 +317,11 @@ def test_a_closed_past_day_shows_what_was_missed(signed_in, plan, user):
     assert "Missed" in fragment and "Completed: 0" in fragment
 
 
-def test_the_header_summary_refreshes_on_its_own_when_routines_change(signed_in):
+def test_the_header_summary_comes_back_with_the_routine_list_when_routines_change(signed_in):
     page = signed_in.get("/routines").get_data(as_text=True)
-    assert 'hx-get="/routines/summary"' in page and "domain:routines from:body" in page
-    fragment = signed_in.get("/routines/summary", headers={"HX-Request": "true"})
-    assert fragment.status_code == 200
-    assert "0 routines" in fragment.get_data(as_text=True)
+    assert 'hx-get="/routines/list"' in page and "domain:routines from:body delay:1ms" in page
+    fragment = signed_in.get("/routines/list", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'id="routine-list"' in fragment
+    assert (
+        'id="routines-summary" class="muted" data-testid="routines-summary" hx-swap-oob="true">0 routines' in fragment
+    )
