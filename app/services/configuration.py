@@ -31,7 +31,7 @@ from app.models import (
     XpDay,
     XpDecay,
 )
-from app.services import widgets
+from app.services import categories, goals, habits, tasks, widgets
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
 
@@ -202,80 +202,19 @@ def export_profile(user):
 
 
 def export_categories(user):
-    return [
-        {
-            "id": str(category.id),
-            "name": category.name,
-            "description": category.description,
-            "icon": category.icon,
-            "progress": _progress(category),
-            "created_at": _iso(category.created_at),
-        }
-        for category in _owned(Category, user, Category.created_at)
-    ]
+    return [categories.as_data(category) for category in _owned(Category, user, Category.created_at)]
 
 
 def export_habits(user):
-    return [
-        {
-            "id": str(habit.id),
-            "name": habit.name,
-            "description": habit.description,
-            "motivation": habit.motivation,
-            "icon": habit.icon,
-            "importance": habit.importance,
-            "difficulty": habit.difficulty,
-            "categories": [str(category.id) for category in habit.categories],
-            "progress": _progress(habit),
-            "streak": _streak(habit),
-            "created_at": _iso(habit.created_at),
-        }
-        for habit in _owned(Habit, user, Habit.created_at)
-    ]
+    return [habits.as_data(habit) for habit in _owned(Habit, user, Habit.created_at)]
 
 
 def export_tasks(user):
-    return [
-        {
-            "id": str(task.id),
-            "name": task.name,
-            "description": task.description,
-            "icon": task.icon,
-            "importance": task.importance,
-            "difficulty": task.difficulty,
-            "one_time": task.one_time,
-            "done_on": _iso(task.done_on),
-            "categories": [str(category.id) for category in task.categories],
-            "streak": _streak(task),
-            "created_at": _iso(task.created_at),
-        }
-        for task in _owned(Task, user, Task.created_at)
-    ]
+    return [tasks.as_data(task) for task in _owned(Task, user, Task.created_at)]
 
 
 def export_goals(user):
-    return [
-        {
-            "id": str(goal.id),
-            "parent_id": str(goal.parent_id) if goal.parent_id else None,
-            "name": goal.name,
-            "description": goal.description,
-            "motivation": goal.motivation,
-            "icon": goal.icon,
-            "target_value": goal.target_value,
-            "current_value": goal.current_value,
-            "unit": goal.unit,
-            "start_date": _iso(goal.start_date),
-            "end_date": _iso(goal.end_date),
-            "term": str(goal.term),
-            "status": str(goal.status),
-            "completed_on": _iso(goal.completed_on),
-            "xp_reward": goal.xp_reward or 0.0,
-            "archived_at": _iso(goal.archived_at),
-            "categories": [str(category.id) for category in goal.categories],
-        }
-        for goal in _owned(Goal, user, Goal.created_at)
-    ]
+    return [goals.as_data(goal) for goal in _owned(Goal, user, Goal.created_at)]
 
 
 def _entry(entry):

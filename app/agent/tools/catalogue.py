@@ -1,5 +1,11 @@
-"""Tools for categories, habits and tasks: read, create (returning the new id), edit, delete."""
+"""Tools for categories, habits and tasks: read, create (returning the new id), edit, delete.
 
+Each entity declares its four tools once (`declare_entity_tools`): the names follow
+get<Plural> / create<One> / edit<One> / delete<One>, and what differs — labels, typed
+arguments, what the model is told, how a list is read — is in the declaration.
+"""
+
+from dataclasses import dataclass
 from typing import Literal
 
 from flask_babel import lazy_gettext as _l
@@ -21,6 +27,51 @@ class Ref(BaseModel):
     ref: str = Field(description="The id, or the exact name (any letter case), read from a list tool first.")
 
 
+@dataclass(frozen=True)
+class Told:
+    """A tool's chip label (translated, for the person) and its description (for the model)."""
+
+    label: object
+    description: str
+
+
+def declare_entity_tools(service, *, one, many, domain, args, told, listing=None, view=None):
+    """Register get<many>, create<one>, edit<one> and delete<one> as adapters into `service`
+    (its listing, create, edit, resolve, delete and as_data).
+
+    `args` and `told` map "get", "create", "edit", "delete" to the argument model and to what
+    the tool says; `listing(user, args)` reads the rows (default: `service.listing` with the
+    search), `view(user)` gives how a row reads (default: `service.as_data`).
+    """
+    page = f"/{domain}"
+    listing = listing or (lambda user, arguments: service.listing(user, search=arguments.search))
+    view = view or (lambda user: service.as_data)
+
+    def get(ctx, arguments):
+        return views.capped(listing(ctx.user, arguments), view(ctx.user))
+
+    def create(ctx, arguments):
+        return {"created": service.as_data(service.create(ctx.user, **arguments.model_dump()))}
+
+    def edit(ctx, arguments):
+        changes = arguments.model_dump(exclude_unset=True, exclude={"ref"})
+        return {"updated": service.as_data(service.edit(ctx.user, arguments.ref, **changes))}
+
+    def delete(ctx, arguments):
+        row = service.resolve(ctx.user, arguments.ref)
+        name = row.name
+        service.delete(ctx.user, row.id)
+        return {"deleted": name}
+
+    adapters = (("get", get, many), ("create", create, one), ("edit", edit, one), ("delete", delete, one))
+    for verb, handler, noun in adapters:
+        handler.__name__ = handler.__qualname__ = f"{verb}User{noun}"
+        handler.__doc__ = told[verb].description
+        kind = "read" if verb == "get" else "write"
+        where = None if verb == "get" else page
+        tool(domain=domain, kind=kind, label=told[verb].label, page=where, args=args[verb])(handler)
+
+
 # Categories ---------------------------------------------------------------------------------
 
 
@@ -37,35 +88,31 @@ class CategoryEdit(Ref):
     description: str | None = None
 
 
-@tool(domain="categories", kind="read", label=_l("Read your categories"), args=Search)
-def getUserCategories(ctx, args):
-    """List the person's categories (areas of life) with their XP and level."""
-    rows = [use.category for use in categories.listing(ctx.user, search=args.search)]
-    return views.capped(rows, views.category)
-
-
-@tool(kind="write", label=_l("Created a category"), domain="categories", page="/categories", args=CategoryNew)
-def createUserCategory(ctx, args):
-    """Create a category (an area of life such as Health or Work). Returns its id."""
-    created = categories.create(ctx.user, **args.model_dump())
-    return {"created": views.category(created)}
-
-
-@tool(kind="write", label=_l("Changed a category"), domain="categories", page="/categories", args=CategoryEdit)
-def editUserCategory(ctx, args):
-    """Change a category's name, icon or description; fields you do not send keep their value."""
-    changes = args.model_dump(exclude_unset=True, exclude={"ref"})
-    return {"updated": views.category(categories.edit(ctx.user, args.ref, **changes))}
-
-
-@tool(kind="write", label=_l("Deleted a category"), domain="categories", page="/categories", args=Ref)
-def deleteUserCategory(ctx, args):
-    """Delete a category. Confirm with the person first. Refused while a habit, task or goal uses
-    it: the refusal says which."""
-    category = categories.resolve(ctx.user, args.ref)
-    name = category.name
-    categories.delete(ctx.user, category.id)
-    return {"deleted": name}
+declare_entity_tools(
+    categories,
+    one="Category",
+    many="Categories",
+    domain="categories",
+    args={"get": Search, "create": CategoryNew, "edit": CategoryEdit, "delete": Ref},
+    listing=lambda user, arguments: [use.category for use in categories.listing(user, search=arguments.search)],
+    told={
+        "get": Told(
+            _l("Read your categories"), "List the person's categories (areas of life) with their XP and level."
+        ),
+        "create": Told(
+            _l("Created a category"), "Create a category (an area of life such as Health or Work). Returns its id."
+        ),
+        "edit": Told(
+            _l("Changed a category"),
+            "Change a category's name, icon or description; fields you do not send keep their value.",
+        ),
+        "delete": Told(
+            _l("Deleted a category"),
+            "Delete a category. Confirm with the person first. Refused while a habit, task or goal uses it: "
+            "the refusal says which.",
+        ),
+    },
+)
 
 
 # Habits -------------------------------------------------------------------------------------
@@ -92,35 +139,31 @@ class HabitEdit(Ref):
     motivation: str | None = None
 
 
-@tool(domain="habits", kind="read", label=_l("Read your habits"), args=Search)
-def getUserHabits(ctx, args):
-    """List the person's habits (recurring things) with ids, categories, streaks and the routines
-    that hold them."""
-    using = habits.routines_using(ctx.user)
-    return views.capped(habits.listing(ctx.user, search=args.search), lambda h: views.habit(h, using))
-
-
-@tool(kind="write", label=_l("Created a habit"), domain="habits", page="/habits", args=HabitNew)
-def createUserHabit(ctx, args):
-    """Create a habit. Returns the new habit with its id (use that id to put it in a routine)."""
-    return {"created": views.habit(habits.create(ctx.user, **args.model_dump()))}
-
-
-@tool(kind="write", label=_l("Changed a habit"), domain="habits", page="/habits", args=HabitEdit)
-def editUserHabit(ctx, args):
-    """Change some fields of a habit; fields you do not send keep their value."""
-    changes = args.model_dump(exclude_unset=True, exclude={"ref"})
-    return {"updated": views.habit(habits.edit(ctx.user, args.ref, **changes))}
-
-
-@tool(kind="write", label=_l("Deleted a habit"), domain="habits", page="/habits", args=Ref)
-def deleteUserHabit(ctx, args):
-    """Delete a habit. Confirm with the person first. Refused while it is in a routine (the
-    refusal names the routines): remove its entries first, if the person agrees."""
-    habit = habits.resolve(ctx.user, args.ref)
-    name = habit.name
-    habits.delete(ctx.user, habit.id)
-    return {"deleted": name}
+declare_entity_tools(
+    habits,
+    one="Habit",
+    many="Habits",
+    domain="habits",
+    args={"get": Search, "create": HabitNew, "edit": HabitEdit, "delete": Ref},
+    view=lambda user: views.held(habits.as_data, habits.routines_using(user)),
+    told={
+        "get": Told(
+            _l("Read your habits"),
+            "List the person's habits (recurring things) with ids, categories, streaks and the routines that "
+            "hold them.",
+        ),
+        "create": Told(
+            _l("Created a habit"),
+            "Create a habit. Returns the new habit with its id (use that id to put it in a routine).",
+        ),
+        "edit": Told(_l("Changed a habit"), "Change some fields of a habit; fields you do not send keep their value."),
+        "delete": Told(
+            _l("Deleted a habit"),
+            "Delete a habit. Confirm with the person first. Refused while it is in a routine (the refusal names "
+            "the routines): remove its entries first, if the person agrees.",
+        ),
+    },
+)
 
 
 # Tasks --------------------------------------------------------------------------------------
@@ -146,30 +189,24 @@ class TaskEdit(Ref):
     one_time: bool | None = None
 
 
-@tool(domain="tasks", kind="read", label=_l("Read your tasks"), args=Search)
-def getUserTasks(ctx, args):
-    """List the person's tasks with ids, categories and the routines that hold them."""
-    using = tasks.routines_using(ctx.user)
-    return views.capped(tasks.listing(ctx.user, search=args.search), lambda t: views.task(t, using))
-
-
-@tool(kind="write", label=_l("Created a task"), domain="tasks", page="/tasks", args=TaskNew)
-def createUserTask(ctx, args):
-    """Create a task (something the person intends to do). Returns the new task with its id."""
-    return {"created": views.task(tasks.create(ctx.user, **args.model_dump()))}
-
-
-@tool(kind="write", label=_l("Changed a task"), domain="tasks", page="/tasks", args=TaskEdit)
-def editUserTask(ctx, args):
-    """Change some fields of a task; fields you do not send keep their value."""
-    changes = args.model_dump(exclude_unset=True, exclude={"ref"})
-    return {"updated": views.task(tasks.edit(ctx.user, args.ref, **changes))}
-
-
-@tool(kind="write", label=_l("Deleted a task"), domain="tasks", page="/tasks", args=Ref)
-def deleteUserTask(ctx, args):
-    """Delete a task. Confirm with the person first. Refused while it is in a routine."""
-    task = tasks.resolve(ctx.user, args.ref)
-    name = task.name
-    tasks.delete(ctx.user, task.id)
-    return {"deleted": name}
+declare_entity_tools(
+    tasks,
+    one="Task",
+    many="Tasks",
+    domain="tasks",
+    args={"get": Search, "create": TaskNew, "edit": TaskEdit, "delete": Ref},
+    view=lambda user: views.held(tasks.as_data, tasks.routines_using(user)),
+    told={
+        "get": Told(
+            _l("Read your tasks"), "List the person's tasks with ids, categories and the routines that hold them."
+        ),
+        "create": Told(
+            _l("Created a task"),
+            "Create a task (something the person intends to do). Returns the new task with its id.",
+        ),
+        "edit": Told(_l("Changed a task"), "Change some fields of a task; fields you do not send keep their value."),
+        "delete": Told(
+            _l("Deleted a task"), "Delete a task. Confirm with the person first. Refused while it is in a routine."
+        ),
+    },
+)
