@@ -72,6 +72,7 @@ def usage(user, category_ref):
     return next(use for use in listing(user) if use.category.id == category.id)
 
 
+FIELDS = CATEGORY.fields
 resolve = get = CATEGORY.resolve
 
 

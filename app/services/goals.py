@@ -480,3 +480,4 @@ GOAL = Entity(
     substring=True,
     prefer=lambda goal: goal.archived_at is None,  # active goals win a tie over archived ones
 )
+FIELDS = GOAL.fields

@@ -33,14 +33,6 @@ HABIT = RoutineItem(
     history=(DayOutcome, XpDay),  # its day outcomes and its XP history go with it
     owner_type=OwnerType.HABIT,
 )
-SORTS = HABIT.sorts
-
-listing = HABIT.listing
-count = HABIT.count
-routines_using = HABIT.routines_using
-resolve = get = HABIT.resolve
-deletion_refusal = HABIT.deletion_refusal
-delete = HABIT.delete
 
 
 def create(user, *, experience="BEGINNER", **fields):
@@ -49,6 +41,12 @@ def create(user, *, experience="BEGINNER", **fields):
     not. `experience` (BEGINNER, INTERMEDIATE, ADVANCED) sets the starting level (0, 5 or 8)."""
     problems = {}
     return HABIT.create(user, fields, problems, xp=starting_xp(experience, problems))
+
+
+SORTS, FIELDS = HABIT.sorts, HABIT.fields
+listing, count, routines_using = HABIT.listing, HABIT.count, HABIT.routines_using
+resolve = get = HABIT.resolve
+deletion_refusal, delete = HABIT.deletion_refusal, HABIT.delete
 
 
 def as_data(habit):

@@ -28,14 +28,10 @@ TASK = RoutineItem(
     history=(DayOutcome,),
     owner_type=OwnerType.TASK,
 )
-SORTS = TASK.sorts
-
-listing = TASK.listing
-count = TASK.count
-routines_using = TASK.routines_using
+SORTS, FIELDS = TASK.sorts, TASK.fields
+listing, count, routines_using = TASK.listing, TASK.count, TASK.routines_using
 resolve = get = TASK.resolve
-deletion_refusal = TASK.deletion_refusal
-delete = TASK.delete
+deletion_refusal, delete = TASK.deletion_refusal, TASK.delete
 
 
 def create(user, **fields):

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import redirect, render_template, request, url_for
+from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import login_required
 from werkzeug.datastructures import MultiDict
 
-from app.services import categories, icons
+from app.services import categories, entity_fields, icons
 from app.services.errors import DomainError
 from app.web.acting import acting_user
 from app.web.forms import form_refused
@@ -28,20 +28,26 @@ class Dialogs:
     """What one entity's dialogs differ in. The service gives get, create, edit, delete and
     as_data (and deletion_refusal, when something can hold the row)."""
 
-    service: Any
-    noun: str  # the row's name in the form template ("habit") and in its id ("habit_id")
-    form: str  # the form template
-    fields: tuple[str, ...]  # what the form sends, read from the request and prefilled from as_data
+    service: Any  # its declaration's field table (FIELDS) is what the form sends
+    noun: str  # the row's name in the form template ("habit"), in its id ("habit_id") and its folder
     starting: Callable[[], dict]  # a new form's values
     delete_title: Any  # "Delete this habit?"
     consequence: Callable[[str], str]  # name -> what a delete takes with it
     choices: Callable[[Any], dict] = lambda row: {}  # row (None when new) -> what the form offers
     create_only: tuple[str, ...] = ()  # fields only a new row takes (the starting experience)
     edit_only: tuple[str, ...] = ()  # fields only an existing row takes (a goal's status)
+    also: tuple[str, ...] = ()  # fields the form sends beyond the field table (a goal's parent)
     data_keys: dict = field(default_factory=dict)  # form field -> its key in as_data, where they differ
     read: Callable | None = None  # (form, fields) -> service arguments, when plain reading is not enough
-    many: tuple[str, ...] = ("categories",)  # fields sent as several values
-    flags: tuple[str, ...] = ()  # checkboxes: present means yes
+
+    @property
+    def form(self):
+        """The form template, in the folder named for the service's domain."""
+        return f"{self.service.__name__.rsplit('.', 1)[-1]}/_form.html"
+
+    @property
+    def fields(self):
+        return tuple(self.service.FIELDS) + self.also
 
     def values_from(self, form, editing):
         """The service's arguments from the submitted form."""
@@ -51,9 +57,11 @@ class Dialogs:
         return {name: self._value(form, name) for name in names}
 
     def _value(self, form, name):
-        if name in self.many:
+        """Categories come as several values, a yes/no as a checkbox that is there or not."""
+        cleaner = self.service.FIELDS.get(name)
+        if cleaner in (entity_fields.some_categories, entity_fields.any_categories):
             return form.getlist(name)
-        if name in self.flags:
+        if cleaner is entity_fields.flag:
             return bool(form.get(name))
         return form.get(name)
 
@@ -163,10 +171,24 @@ class Page:
         return url_for(self.endpoint, page=number, **kept)
 
 
-def routine_item_list(service, area, tagged):
-    """The list page of habits or tasks (`area`): filtered, sorted and paged.
+def routine_item_pages(import_name, dialogs):
+    """The blueprint of the habits or the tasks page: the paged list and the dialogs."""
+    area = dialogs.service.__name__.rsplit(".", 1)[-1]
+    bp = Blueprint(area, import_name, url_prefix=f"/{area}")
 
-    `tagged(category use)` says whether a category tags any of them (its filter is offered).
+    @bp.get("", endpoint="index")
+    @login_required
+    def index():
+        return routine_item_list(dialogs.service, area)
+
+    add_dialog_routes(bp, dialogs)
+    return bp
+
+
+def routine_item_list(service, area):
+    """The list page of habits or tasks (`area`): filtered, sorted and paged; the category
+    filter offers the categories that tag at least one of them.
+
     A "more" request (htmx, page 2 on) answers with just the next rows and the next "more"
     control; without JavaScript every page is a page of its own with links either way.
     """
@@ -185,7 +207,7 @@ def routine_item_list(service, area, tagged):
     if is_htmx() and number > 1:
         return render_template("shared/_more_rows.html", **context)
     uses = categories.listing(user, sort="name")
-    options = [(str(use.category.id), use.category.name) for use in uses if tagged(use)]
+    options = [(str(use.category.id), use.category.name) for use in uses if getattr(use, area)]
     return render_page(f"{area}/page.html", f"{area}/_list.html", category_options=options, active=area, **context)
 
 

@@ -26,8 +26,6 @@ add_dialog_routes(
     Dialogs(
         service=categories,
         noun="category",
-        form="categories/_form.html",
-        fields=("name", "description", "icon"),
         create_only=("experience",),
         starting=lambda: {"experience": "BEGINNER", "icon": "star"},
         delete_title=_l("Delete this category?"),

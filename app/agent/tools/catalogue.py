@@ -35,20 +35,29 @@ class Told:
     description: str
 
 
-def declare_entity_tools(service, *, one, many, domain, args, told, listing=None, view=None):
-    """Register get<many>, create<one>, edit<one> and delete<one> as adapters into `service`
-    (its listing, create, edit, resolve, delete and as_data).
+def declare_entity_tools(service, *, told, nouns, new, change, reads=Search, listing=None):
+    """Register get<many>, create<one>, edit<one> and delete<one> (`nouns`: one, many) as
+    adapters into `service`, the domain's service module (named for its domain): its listing,
+    create, edit, resolve, delete and as_data.
 
-    `args` and `told` map "get", "create", "edit", "delete" to the argument model and to what
-    the tool says; `listing(user, args)` reads the rows (default: `service.listing` with the
-    search), `view(user)` gives how a row reads (default: `service.as_data`).
+    `told` maps "get", "create", "edit", "delete" to what each tool says; `reads`, `new` and
+    `change` are the typed arguments of get, create and edit. `listing(user, args)` reads the
+    rows (default: `service.listing` with the search).
     """
+    domain = service.__name__.rsplit(".", 1)[-1]
+    one, many = nouns
+    args = {"get": reads, "create": new, "edit": change, "delete": Ref}
     page = f"/{domain}"
     listing = listing or (lambda user, arguments: service.listing(user, search=arguments.search))
-    view = view or (lambda user: service.as_data)
+
+    def shown(user):
+        """How a row reads: its data, with the routines that hold it for a routine item."""
+        if hasattr(service, "routines_using"):
+            return views.held(service.as_data, service.routines_using(user))
+        return service.as_data
 
     def get(ctx, arguments):
-        return views.capped(listing(ctx.user, arguments), view(ctx.user))
+        return views.capped(listing(ctx.user, arguments), shown(ctx.user))
 
     def create(ctx, arguments):
         return {"created": service.as_data(service.create(ctx.user, **arguments.model_dump()))}
@@ -90,11 +99,6 @@ class CategoryEdit(Ref):
 
 declare_entity_tools(
     categories,
-    one="Category",
-    many="Categories",
-    domain="categories",
-    args={"get": Search, "create": CategoryNew, "edit": CategoryEdit, "delete": Ref},
-    listing=lambda user, arguments: [use.category for use in categories.listing(user, search=arguments.search)],
     told={
         "get": Told(
             _l("Read your categories"), "List the person's categories (areas of life) with their XP and level."
@@ -112,40 +116,49 @@ declare_entity_tools(
             "the refusal says which.",
         ),
     },
+    nouns=("Category", "Categories"),
+    new=CategoryNew,
+    change=CategoryEdit,
+    listing=lambda user, arguments: [use.category for use in categories.listing(user, search=arguments.search)],
 )
 
 
-# Habits -------------------------------------------------------------------------------------
+# Habits and tasks ---------------------------------------------------------------------------
 
 
-class HabitNew(BaseModel):
+class ItemNew(BaseModel):
+    """What a new habit and a new task both take."""
+
     name: str = Field(description="2–256 characters.")
     importance: int = Scale
     difficulty: int = Scale
-    categories: list[str] = Field(min_length=1, description="At least one category: ids or exact names.")
     icon: str | None = Field(None, description="An icon id from the catalogue.")
     description: str | None = None
+
+
+class ItemEdit(Ref):
+    """What an edit of a habit or a task can change besides its own fields."""
+
+    name: str | None = None
+    importance: int | None = Field(None, ge=1, le=5)
+    difficulty: int | None = Field(None, ge=1, le=5)
+    icon: str | None = None
+    description: str | None = None
+
+
+class HabitNew(ItemNew):
+    categories: list[str] = Field(min_length=1, description="At least one category: ids or exact names.")
     motivation: str | None = Field(None, description="A motivational phrase, at most 256 characters.")
     experience: Experience = "BEGINNER"
 
 
-class HabitEdit(Ref):
-    name: str | None = None
-    importance: int | None = Field(None, ge=1, le=5)
-    difficulty: int | None = Field(None, ge=1, le=5)
+class HabitEdit(ItemEdit):
     categories: list[str] | None = Field(None, description="The complete new list of categories.")
-    icon: str | None = None
-    description: str | None = None
     motivation: str | None = None
 
 
 declare_entity_tools(
     habits,
-    one="Habit",
-    many="Habits",
-    domain="habits",
-    args={"get": Search, "create": HabitNew, "edit": HabitEdit, "delete": Ref},
-    view=lambda user: views.held(habits.as_data, habits.routines_using(user)),
     told={
         "get": Told(
             _l("Read your habits"),
@@ -163,39 +176,24 @@ declare_entity_tools(
             "the routines): remove its entries first, if the person agrees.",
         ),
     },
+    nouns=("Habit", "Habits"),
+    new=HabitNew,
+    change=HabitEdit,
 )
 
 
-# Tasks --------------------------------------------------------------------------------------
-
-
-class TaskNew(BaseModel):
-    name: str = Field(description="2–256 characters.")
-    importance: int = Scale
-    difficulty: int = Scale
+class TaskNew(ItemNew):
     categories: list[str] = Field(default_factory=list, description="Optional: ids or exact names.")
-    icon: str | None = None
-    description: str | None = None
     one_time: bool = Field(False, description="True for a task done once: it goes away after the day it is checked.")
 
 
-class TaskEdit(Ref):
-    name: str | None = None
-    importance: int | None = Field(None, ge=1, le=5)
-    difficulty: int | None = Field(None, ge=1, le=5)
+class TaskEdit(ItemEdit):
     categories: list[str] | None = None
-    icon: str | None = None
-    description: str | None = None
     one_time: bool | None = None
 
 
 declare_entity_tools(
     tasks,
-    one="Task",
-    many="Tasks",
-    domain="tasks",
-    args={"get": Search, "create": TaskNew, "edit": TaskEdit, "delete": Ref},
-    view=lambda user: views.held(tasks.as_data, tasks.routines_using(user)),
     told={
         "get": Told(
             _l("Read your tasks"), "List the person's tasks with ids, categories and the routines that hold them."
@@ -209,4 +207,7 @@ declare_entity_tools(
             _l("Deleted a task"), "Delete a task. Confirm with the person first. Refused while it is in a routine."
         ),
     },
+    nouns=("Task", "Tasks"),
+    new=TaskNew,
+    change=TaskEdit,
 )

@@ -71,11 +71,6 @@ class GoalMove(GoalRef):
 
 declare_entity_tools(
     goals,
-    one="Goal",
-    many="Goals",
-    domain="goals",
-    args={"get": GoalList, "create": GoalNew, "edit": GoalEdit, "delete": GoalRef},
-    listing=lambda user, arguments: goals.listing(user, archived=arguments.archived, search=arguments.search),
     told={
         "get": Told(
             _l("Read your goals"),
@@ -93,6 +88,11 @@ declare_entity_tools(
             "sub-goals move up to its parent.",
         ),
     },
+    nouns=("Goal", "Goals"),
+    new=GoalNew,
+    change=GoalEdit,
+    reads=GoalList,
+    listing=lambda user, arguments: goals.listing(user, archived=arguments.archived, search=arguments.search),
 )
 
 
