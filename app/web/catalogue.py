@@ -208,7 +208,7 @@ def routine_item_list(service, area):
         return render_template("shared/_more_rows.html", **context)
     uses = categories.listing(user, sort="name")
     options = [(str(use.category.id), use.category.name) for use in uses if getattr(use, area)]
-    return render_page(f"{area}/page.html", f"{area}/_list.html", category_options=options, active=area, **context)
+    return render_page(f"{area}/page.html", "shared/_item_list.html", category_options=options, active=area, **context)
 
 
 def page_number():
