@@ -20,7 +20,7 @@ DIALOG_PAGE = "shared/dialog_page.html"
 CONFIRM_DELETE = "shared/_confirm_delete.html"
 
 # Rows a list shows at a time: a heavy account's list stays a light page; "Show more" adds the next.
-PAGE_SIZE = 30
+PAGE_SIZE = 24
 
 
 @dataclass(frozen=True)
