@@ -32,6 +32,8 @@ from app.models import (
     XpDecay,
 )
 from app.services import categories, goals, habits, tasks, widgets
+from app.services.catalogue import progress_data as _progress
+from app.services.catalogue import streak_data as _streak
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
 
@@ -157,20 +159,6 @@ _CHECKS = {
 
 def _iso(value):
     return value.isoformat() if value is not None else None
-
-
-def _progress(row):
-    return {"xp": row.xp or 0.0, "level": row.level, "level_xp": row.level_xp, "next_level_xp": row.next_level_xp}
-
-
-def _streak(row):
-    return {
-        "current_streak": row.current_streak or 0,
-        "best_streak": row.best_streak or 0,
-        "total_check_ins": row.total_check_ins or 0,
-        "first_check_in": _iso(row.first_check_in),
-        "last_check_in": _iso(row.last_check_in),
-    }
 
 
 def _owned(model, user, *order):
