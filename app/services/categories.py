@@ -9,20 +9,17 @@ from app.models.goals import goal_categories
 from app.models.habits import habit_categories
 from app.models.history import OwnerType, XpDay
 from app.models.tasks import task_categories
-from app.services import icons
-from app.services.entity_fields import (
-    UNSET,
-    apply,
-    clean_name,
-    clean_note,
-    given,
-    refuse_if,
-    resolve_named,
-    search_filter,
-    sorted_by,
-    starting_xp,
-)
+from app.services.catalogue import Entity, iso, progress_data
+from app.services.entity_fields import icon, name, note, search_filter, sorted_by, starting_xp
 from app.services.errors import Conflict
+
+CATEGORY = Entity(
+    model=Category,
+    domain="categories",
+    fields={"name": name, "description": note, "icon": icon},
+    not_found="CATEGORY_NOT_FOUND",
+    ambiguous="CATEGORY_AMBIGUOUS",
+)
 
 SORTS = {
     "default": [Category.created_at],
@@ -75,49 +72,34 @@ def usage(user, category_ref):
     return next(use for use in listing(user) if use.category.id == category.id)
 
 
-def resolve(user, ref):
-    """The user's category by id or exact name (any letter case); an ambiguous name is refused
-    with CATEGORY_AMBIGUOUS listing the candidates."""
-    return resolve_named(Category, user, ref, not_found="CATEGORY_NOT_FOUND", ambiguous="CATEGORY_AMBIGUOUS")
+FIELDS = CATEGORY.fields
+resolve = get = CATEGORY.resolve
 
 
-get = resolve
-
-
-def create(user, *, name, icon=None, description=None, experience="BEGINNER"):
-    """Create a category. `experience` (BEGINNER, INTERMEDIATE, ADVANCED) sets the starting level
-    (0, 5, 8); unknown icons fall back to the catalogue's default."""
+def create(user, *, experience="BEGINNER", **fields):
+    """Create a category: a `name`, optionally an `icon` (unknown ones fall back to the
+    catalogue's default) and a `description`. `experience` (BEGINNER, INTERMEDIATE, ADVANCED)
+    sets the starting level (0, 5, 8)."""
     problems = {}
-    category = Category(
-        user_id=user.id,
-        name=clean_name(name, problems),
-        description=clean_note(description, problems, "description"),
-        icon=icons.resolve(icon),
-        xp=starting_xp(experience, problems),
-    )
-    refuse_if(problems)
-    db.session.add(category)
-    db.session.commit()
-    announce(user, "categories")
-    return category
+    return CATEGORY.create(user, fields, problems, xp=starting_xp(experience, problems))
 
 
-def edit(user, category_ref, *, name=UNSET, description=UNSET, icon=UNSET):
+def edit(user, category_ref, **changes):
     """Change only the fields given; everything left out keeps its value. The starting
     experience cannot be changed after creation (XP has moved on from it)."""
-    category = resolve(user, category_ref)
-    problems, changes = {}, {}
-    if given(name):
-        changes["name"] = clean_name(name, problems)
-    if given(description):
-        changes["description"] = clean_note(description, problems, "description")
-    if given(icon):
-        changes["icon"] = icons.resolve(icon)
-    refuse_if(problems)
-    apply(category, changes)
-    db.session.commit()
-    announce(user, "categories")
-    return category
+    return CATEGORY.edit(user, category_ref, changes)
+
+
+def as_data(category):
+    """A category as data: what the export writes, the assistant reads and the edit form starts from."""
+    return {
+        "id": str(category.id),
+        "name": category.name,
+        "description": category.description,
+        "icon": category.icon,
+        "progress": progress_data(category),
+        "created_at": iso(category.created_at),
+    }
 
 
 def deletion_refusal(user, category_ref):

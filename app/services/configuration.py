@@ -32,7 +32,9 @@ from app.models import (
     XpDay,
     XpDecay,
 )
-from app.services import widgets
+from app.services import categories, goals, habits, tasks, widgets
+from app.services.catalogue import progress_data as _progress
+from app.services.catalogue import streak_data as _streak
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
 
@@ -160,20 +162,6 @@ def _iso(value):
     return value.isoformat() if value is not None else None
 
 
-def _progress(row):
-    return {"xp": row.xp or 0.0, "level": row.level, "level_xp": row.level_xp, "next_level_xp": row.next_level_xp}
-
-
-def _streak(row):
-    return {
-        "current_streak": row.current_streak or 0,
-        "best_streak": row.best_streak or 0,
-        "total_check_ins": row.total_check_ins or 0,
-        "first_check_in": _iso(row.first_check_in),
-        "last_check_in": _iso(row.last_check_in),
-    }
-
-
 def _owned(model, user, *order):
     return db.session.scalars(db.select(model).where(model.user_id == user.id).order_by(*order, model.id)).all()
 
@@ -203,80 +191,19 @@ def export_profile(user):
 
 
 def export_categories(user):
-    return [
-        {
-            "id": str(category.id),
-            "name": category.name,
-            "description": category.description,
-            "icon": category.icon,
-            "progress": _progress(category),
-            "created_at": _iso(category.created_at),
-        }
-        for category in _owned(Category, user, Category.created_at)
-    ]
+    return [categories.as_data(category) for category in _owned(Category, user, Category.created_at)]
 
 
 def export_habits(user):
-    return [
-        {
-            "id": str(habit.id),
-            "name": habit.name,
-            "description": habit.description,
-            "motivation": habit.motivation,
-            "icon": habit.icon,
-            "importance": habit.importance,
-            "difficulty": habit.difficulty,
-            "categories": [str(category.id) for category in habit.categories],
-            "progress": _progress(habit),
-            "streak": _streak(habit),
-            "created_at": _iso(habit.created_at),
-        }
-        for habit in _owned(Habit, user, Habit.created_at)
-    ]
+    return [habits.as_data(habit) for habit in _owned(Habit, user, Habit.created_at)]
 
 
 def export_tasks(user):
-    return [
-        {
-            "id": str(task.id),
-            "name": task.name,
-            "description": task.description,
-            "icon": task.icon,
-            "importance": task.importance,
-            "difficulty": task.difficulty,
-            "one_time": task.one_time,
-            "done_on": _iso(task.done_on),
-            "categories": [str(category.id) for category in task.categories],
-            "streak": _streak(task),
-            "created_at": _iso(task.created_at),
-        }
-        for task in _owned(Task, user, Task.created_at)
-    ]
+    return [tasks.as_data(task) for task in _owned(Task, user, Task.created_at)]
 
 
 def export_goals(user):
-    return [
-        {
-            "id": str(goal.id),
-            "parent_id": str(goal.parent_id) if goal.parent_id else None,
-            "name": goal.name,
-            "description": goal.description,
-            "motivation": goal.motivation,
-            "icon": goal.icon,
-            "target_value": goal.target_value,
-            "current_value": goal.current_value,
-            "unit": goal.unit,
-            "start_date": _iso(goal.start_date),
-            "end_date": _iso(goal.end_date),
-            "term": str(goal.term),
-            "status": str(goal.status),
-            "completed_on": _iso(goal.completed_on),
-            "xp_reward": goal.xp_reward or 0.0,
-            "archived_at": _iso(goal.archived_at),
-            "categories": [str(category.id) for category in goal.categories],
-        }
-        for goal in _owned(Goal, user, Goal.created_at)
-    ]
+    return [goals.as_data(goal) for goal in _owned(Goal, user, Goal.created_at)]
 
 
 def _entry(entry):

@@ -2,6 +2,8 @@
 experience, category links, and finding a thing by id or by the name a person (or the model) uses.
 
 Checks collect into a `problems` dict (field -> key) so one refusal reports every bad field.
+An entity's field table maps each field to one of the cleaners below, all called the same way:
+`cleaner(user, value, problems, field)` -> the clean value.
 """
 
 import uuid
@@ -9,6 +11,7 @@ import uuid
 from app.extensions import db
 from app.models import Category
 from app.models.progress import level_threshold
+from app.services import icons
 from app.services.errors import Invalid, NotFound
 
 NAME_MIN, NAME_MAX = 2, 256
@@ -95,6 +98,54 @@ def owned_categories(user, refs, problems, *, required, field="categories"):
     if required and not found:
         problems[field] = "CATEGORIES_REQUIRED"
     return list(found.values())
+
+
+# The cleaners a field table names ------------------------------------------------------------
+
+
+def name(user, value, problems, field):
+    return clean_name(value, problems, field)
+
+
+def note(user, value, problems, field):
+    return clean_note(value, problems, field)
+
+
+def icon(user, value, problems, field):
+    """Any text: an icon the catalogue does not know falls back to its default."""
+    return icons.resolve(value)
+
+
+def scale(user, value, problems, field):
+    return clean_scale(value, problems, field)
+
+
+def flag(user, value, problems, field):
+    return bool(value)
+
+
+def some_categories(user, value, problems, field):
+    """At least one of the user's categories."""
+    return owned_categories(user, value, problems, required=True, field=field)
+
+
+def any_categories(user, value, problems, field):
+    """None or more of the user's categories."""
+    return owned_categories(user, value, problems, required=False, field=field)
+
+
+def declared(fields, values):
+    """A field the table does not declare is the caller's mistake, not the user's."""
+    unknown = values.keys() - fields.keys()
+    if unknown:
+        raise TypeError(f"no such field: {', '.join(sorted(unknown))}")
+
+
+def cleaned(user, fields, values, problems):
+    """`values` (field -> what was sent) through the cleaners of the field table `fields`;
+    fields left UNSET are left out."""
+    declared(fields, values)
+    return {field: fields[field](user, value, problems, field) for field, value in values.items() if given(value)}
 
 
 def apply(row, changes):

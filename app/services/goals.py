@@ -6,6 +6,8 @@ Decisions worth knowing (the original differed):
 - "Today" (completion date, the consistency bonus, deadlines) is the user's local date.
 - Archiving touches one goal only: its active sub-goals stay active and show at the top of the
   active tree until the parent is restored. Deleting a goal moves its sub-goals up to its parent.
+
+Its declaration (GOAL: fields and refusal keys) closes the module, after the checks it names.
 """
 
 import math
@@ -18,17 +20,19 @@ from app.events import announce
 from app.extensions import db
 from app.models import Goal, GoalStatus, GoalTerm
 from app.models.goals import goal_categories
-from app.services import icons, progress
+from app.services import progress
+from app.services.catalogue import Entity, category_refs, iso
 from app.services.entity_fields import (
     UNSET,
+    any_categories,
     apply,
     category_filter,
-    clean_name,
-    clean_note,
+    cleaned,
     given,
-    owned_categories,
+    icon,
+    name,
+    note,
     refuse_if,
-    resolve_named,
     search_filter,
     sorted_by,
 )
@@ -104,15 +108,7 @@ def resolve(user, ref):
     """The user's goal by id, exact name, or a case-insensitive piece of one name. Several
     matches (after preferring active goals over archived ones) are refused with GOAL_AMBIGUOUS,
     whose message lists each candidate's name and id."""
-    return resolve_named(
-        Goal,
-        user,
-        ref,
-        not_found="GOAL_NOT_FOUND",
-        ambiguous="GOAL_AMBIGUOUS",
-        substring=True,
-        prefer=lambda goal: goal.archived_at is None,
-    )
+    return GOAL.resolve(user, ref)
 
 
 get = resolve
@@ -164,40 +160,15 @@ def horizon(user, today=None):
 # Writing -------------------------------------------------------------------------------
 
 
-def create(
-    user,
-    *,
-    name,
-    target_value,
-    unit,
-    start_date,
-    end_date,
-    icon=None,
-    description=None,
-    motivation=None,
-    current_value=0,
-    term=GoalTerm.MEDIUM_TERM,
-    categories=(),
-    parent=None,
-):
-    """Create a goal. `target_value` > 0, `current_value` ≥ 0, `start_date` ≤ `end_date` (dates
-    or ISO strings), `term` SHORT_TERM|MEDIUM_TERM|LONG_TERM, `categories` optional (ids or
-    names), `parent` an optional goal (id or name) to sit under. It starts NOT_STARTED, or
-    IN_PROGRESS when the current value is above zero; only `complete` finishes it."""
+def create(user, *, parent=None, **fields):
+    """Create a goal. `target_value` > 0, `current_value` ≥ 0 (default 0), `start_date` ≤
+    `end_date` (dates or ISO strings) and a `unit` are required with the `name`; `term`
+    SHORT_TERM|MEDIUM_TERM|LONG_TERM (default MEDIUM_TERM), `categories` (ids or names),
+    `icon`, `description`, `motivation` and `parent` (a goal, by id or name, to sit under) are
+    optional. It starts NOT_STARTED, or IN_PROGRESS when the current value is above zero; only
+    `complete` finishes it."""
     problems = {}
-    values = {
-        "name": clean_name(name, problems),
-        "description": clean_note(description, problems, "description"),
-        "motivation": clean_note(motivation, problems, "motivation"),
-        "icon": icons.resolve(icon),
-        "target_value": _target(target_value, problems, user.language),
-        "current_value": _number(current_value, problems, "current_value", "VALUE_INVALID", user.language),
-        "unit": _unit(unit, problems),
-        "start_date": _date(start_date, problems, "start_date"),
-        "end_date": _date(end_date, problems, "end_date"),
-        "term": _term(term, problems),
-        "categories": owned_categories(user, categories, problems, required=False),
-    }
+    values = GOAL.clean_all(user, fields, problems)
     _check_period(values["start_date"], values["end_date"], problems)
     parent_id = _parent_id(user, None, parent, problems)
     refuse_if(problems)
@@ -209,63 +180,50 @@ def create(
     return goal
 
 
-def edit(
-    user,
-    goal_ref,
-    *,
-    name=UNSET,
-    description=UNSET,
-    motivation=UNSET,
-    icon=UNSET,
-    target_value=UNSET,
-    unit=UNSET,
-    current_value=UNSET,
-    start_date=UNSET,
-    end_date=UNSET,
-    term=UNSET,
-    status=UNSET,
-    categories=UNSET,
-    parent=UNSET,
-):
+def edit(user, goal_ref, *, status=UNSET, parent=UNSET, **changes):
     """A partial edit: only the fields given change; every field left out keeps its value.
     `status` may only be NOT_STARTED or IN_PROGRESS on an unfinished goal (finishing and
     un-finishing go through `complete`, which moves XP). `parent` None moves it to the top."""
     goal = resolve(user, goal_ref)
-    problems, changes = {}, {}
-    if given(name):
-        changes["name"] = clean_name(name, problems)
-    if given(description):
-        changes["description"] = clean_note(description, problems, "description")
-    if given(motivation):
-        changes["motivation"] = clean_note(motivation, problems, "motivation")
-    if given(icon):
-        changes["icon"] = icons.resolve(icon)
-    if given(target_value):
-        changes["target_value"] = _target(target_value, problems, user.language)
-    if given(current_value):
-        changes["current_value"] = _number(current_value, problems, "current_value", "VALUE_INVALID", user.language)
-    if given(unit):
-        changes["unit"] = _unit(unit, problems)
-    if given(start_date):
-        changes["start_date"] = _date(start_date, problems, "start_date")
-    if given(end_date):
-        changes["end_date"] = _date(end_date, problems, "end_date")
-    if given(term):
-        changes["term"] = _term(term, problems)
-    if given(categories):
-        changes["categories"] = owned_categories(user, categories, problems, required=False)
+    problems = {}
+    clean = cleaned(user, GOAL.fields, changes, problems)
     if given(status):
-        changes["status"] = _editable_status(goal, status, problems)
-    _check_period(changes.get("start_date", goal.start_date), changes.get("end_date", goal.end_date), problems)
+        clean["status"] = _editable_status(goal, status, problems)
+    _check_period(clean.get("start_date", goal.start_date), clean.get("end_date", goal.end_date), problems)
     if given(parent):
-        changes["parent_id"] = _parent_id(user, goal, parent, problems)
+        clean["parent_id"] = _parent_id(user, goal, parent, problems)
     refuse_if(problems)
-    apply(goal, changes)
-    if "status" not in changes and goal.status == GoalStatus.NOT_STARTED and goal.current_value > 0:
+    apply(goal, clean)
+    if "status" not in clean and goal.status == GoalStatus.NOT_STARTED and goal.current_value > 0:
         goal.status = GoalStatus.IN_PROGRESS
     db.session.commit()
     announce(user, "goals")
     return goal
+
+
+def as_data(goal):
+    """A goal as data: what the export writes, the assistant reads and the edit form starts from."""
+    return {
+        "id": str(goal.id),
+        "parent_id": str(goal.parent_id) if goal.parent_id else None,
+        "name": goal.name,
+        "description": goal.description,
+        "motivation": goal.motivation,
+        "icon": goal.icon,
+        "target_value": goal.target_value,
+        "current_value": goal.current_value,
+        "unit": goal.unit,
+        "start_date": iso(goal.start_date),
+        "end_date": iso(goal.end_date),
+        "term": str(goal.term),
+        "status": str(goal.status),
+        "completed_on": iso(goal.completed_on),
+        "xp_reward": goal.xp_reward or 0.0,
+        "archived_at": iso(goal.archived_at),
+        "archived": goal.archived_at is not None,
+        "categories": category_refs(goal),
+        "created_at": iso(goal.created_at),
+    }
 
 
 def delete(user, goal_ref):
@@ -393,14 +351,18 @@ def _number(value, problems, field, key, language, positive=False):
     return number
 
 
-def _target(value, problems, language):
+def _target(user, value, problems, field):
     """A target of TARGET_MIN or more: progress is shown as current × 100 / target, which a
     vanishing target would blow up to infinity."""
-    target = _number(value, problems, "target_value", "TARGET_INVALID", language, positive=True)
+    target = _number(value, problems, field, "TARGET_INVALID", user.language, positive=True)
     if target is not None and target < TARGET_MIN:
-        problems["target_value"] = "TARGET_INVALID"
+        problems[field] = "TARGET_INVALID"
         return None
     return target
+
+
+def _current(user, value, problems, field):
+    return _number(value, problems, field, "VALUE_INVALID", user.language)
 
 
 def _amount(user, value):
@@ -418,14 +380,14 @@ def _within_bound(value):
     return value
 
 
-def _unit(value, problems):
+def _unit(user, value, problems, field):
     unit = " ".join(str(value or "").split())
     if not 1 <= len(unit) <= UNIT_MAX:
-        problems["unit"] = "UNIT_INVALID"
+        problems[field] = "UNIT_INVALID"
     return unit
 
 
-def _date(value, problems, field):
+def _date(user, value, problems, field):
     day = day_from(value)
     if day is None:
         problems[field] = "DATE_INVALID"
@@ -437,11 +399,11 @@ def _check_period(start, end, problems):
         problems["end_date"] = "DATES_OUT_OF_ORDER"
 
 
-def _term(value, problems):
+def _term(user, value, problems, field):
     try:
         return GoalTerm(str(value or "").strip().upper())
     except ValueError:
-        problems["term"] = "TERM_INVALID"
+        problems[field] = "TERM_INVALID"
         return None
 
 
@@ -494,3 +456,28 @@ def _parent_id(user, goal, parent_ref, problems):
     if refusal:
         problems["parent"] = refusal
     return parent.id
+
+
+GOAL = Entity(
+    model=Goal,
+    domain="goals",
+    fields={
+        "name": name,
+        "description": note,
+        "motivation": note,
+        "icon": icon,
+        "target_value": _target,
+        "unit": _unit,
+        "current_value": _current,
+        "start_date": _date,
+        "end_date": _date,
+        "term": _term,
+        "categories": any_categories,
+    },
+    defaults={"current_value": 0, "term": GoalTerm.MEDIUM_TERM},
+    not_found="GOAL_NOT_FOUND",
+    ambiguous="GOAL_AMBIGUOUS",
+    substring=True,
+    prefer=lambda goal: goal.archived_at is None,  # active goals win a tie over archived ones
+)
+FIELDS = GOAL.fields

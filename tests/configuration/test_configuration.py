@@ -99,7 +99,7 @@ def test_the_export_holds_everything_the_user_owns_and_no_password(ana, bruno):
     assert "password" not in str(data.keys()) and "password_hash" not in data["profile"]
     assert [c["name"] for c in data["categories"]] == ["Health"]
     assert [h["name"] for h in data["habits"]] == ["Run"]
-    assert data["habits"][0]["categories"] == [str(health.id)]
+    assert data["habits"][0]["categories"] == [{"id": str(health.id), "name": "Health"}]
     assert [t["name"] for t in data["tasks"]] == ["Call mom"]
     assert data["goals"][0]["status"] == "COMPLETED" and data["goals"][0]["xp_reward"] > 0
     assert data["routines"][0]["name"] == "Morning routine"

@@ -1,5 +1,11 @@
-"""Tools for categories, habits and tasks: read, create (returning the new id), edit, delete."""
+"""Tools for categories, habits and tasks: read, create (returning the new id), edit, delete.
 
+Each entity declares its four tools once (`declare_entity_tools`): the names follow
+get<Plural> / create<One> / edit<One> / delete<One>, and what differs — labels, typed
+arguments, what the model is told, how a list is read — is in the declaration.
+"""
+
+from dataclasses import dataclass
 from typing import Literal
 
 from flask_babel import lazy_gettext as _l
@@ -21,6 +27,60 @@ class Ref(BaseModel):
     ref: str = Field(description="The id, or the exact name (any letter case), read from a list tool first.")
 
 
+@dataclass(frozen=True)
+class Told:
+    """A tool's chip label (translated, for the person) and its description (for the model)."""
+
+    label: object
+    description: str
+
+
+def declare_entity_tools(service, *, told, nouns, new, change, reads=Search, listing=None):
+    """Register get<many>, create<one>, edit<one> and delete<one> (`nouns`: one, many) as
+    adapters into `service`, the domain's service module (named for its domain): its listing,
+    create, edit, resolve, delete and as_data.
+
+    `told` maps "get", "create", "edit", "delete" to what each tool says; `reads`, `new` and
+    `change` are the typed arguments of get, create and edit. `listing(user, args)` reads the
+    rows (default: `service.listing` with the search).
+    """
+    domain = service.__name__.rsplit(".", 1)[-1]
+    one, many = nouns
+    args = {"get": reads, "create": new, "edit": change, "delete": Ref}
+    page = f"/{domain}"
+    listing = listing or (lambda user, arguments: service.listing(user, search=arguments.search))
+
+    def shown(user):
+        """How a row reads: its data, with the routines that hold it for a routine item."""
+        if hasattr(service, "routines_using"):
+            return views.held(service.as_data, service.routines_using(user))
+        return service.as_data
+
+    def get(ctx, arguments):
+        return views.capped(listing(ctx.user, arguments), shown(ctx.user))
+
+    def create(ctx, arguments):
+        return {"created": service.as_data(service.create(ctx.user, **arguments.model_dump()))}
+
+    def edit(ctx, arguments):
+        changes = arguments.model_dump(exclude_unset=True, exclude={"ref"})
+        return {"updated": service.as_data(service.edit(ctx.user, arguments.ref, **changes))}
+
+    def delete(ctx, arguments):
+        row = service.resolve(ctx.user, arguments.ref)
+        name = row.name
+        service.delete(ctx.user, row.id)
+        return {"deleted": name}
+
+    adapters = (("get", get, many), ("create", create, one), ("edit", edit, one), ("delete", delete, one))
+    for verb, handler, noun in adapters:
+        handler.__name__ = handler.__qualname__ = f"{verb}User{noun}"
+        handler.__doc__ = told[verb].description
+        kind = "read" if verb == "get" else "write"
+        where = None if verb == "get" else page
+        tool(domain=domain, kind=kind, label=told[verb].label, page=where, args=args[verb])(handler)
+
+
 # Categories ---------------------------------------------------------------------------------
 
 
@@ -37,139 +97,117 @@ class CategoryEdit(Ref):
     description: str | None = None
 
 
-@tool(domain="categories", kind="read", label=_l("Read your categories"), args=Search)
-def getUserCategories(ctx, args):
-    """List the person's categories (areas of life) with their XP and level."""
-    rows = [use.category for use in categories.listing(ctx.user, search=args.search)]
-    return views.capped(rows, views.category)
+declare_entity_tools(
+    categories,
+    told={
+        "get": Told(
+            _l("Read your categories"), "List the person's categories (areas of life) with their XP and level."
+        ),
+        "create": Told(
+            _l("Created a category"), "Create a category (an area of life such as Health or Work). Returns its id."
+        ),
+        "edit": Told(
+            _l("Changed a category"),
+            "Change a category's name, icon or description; fields you do not send keep their value.",
+        ),
+        "delete": Told(
+            _l("Deleted a category"),
+            "Delete a category. Confirm with the person first. Refused while a habit, task or goal uses it: "
+            "the refusal says which.",
+        ),
+    },
+    nouns=("Category", "Categories"),
+    new=CategoryNew,
+    change=CategoryEdit,
+    listing=lambda user, arguments: [use.category for use in categories.listing(user, search=arguments.search)],
+)
 
 
-@tool(kind="write", label=_l("Created a category"), domain="categories", page="/categories", args=CategoryNew)
-def createUserCategory(ctx, args):
-    """Create a category (an area of life such as Health or Work). Returns its id."""
-    created = categories.create(ctx.user, **args.model_dump())
-    return {"created": views.category(created)}
+# Habits and tasks ---------------------------------------------------------------------------
 
 
-@tool(kind="write", label=_l("Changed a category"), domain="categories", page="/categories", args=CategoryEdit)
-def editUserCategory(ctx, args):
-    """Change a category's name, icon or description; fields you do not send keep their value."""
-    changes = args.model_dump(exclude_unset=True, exclude={"ref"})
-    return {"updated": views.category(categories.edit(ctx.user, args.ref, **changes))}
+class ItemNew(BaseModel):
+    """What a new habit and a new task both take."""
 
-
-@tool(kind="write", label=_l("Deleted a category"), domain="categories", page="/categories", args=Ref)
-def deleteUserCategory(ctx, args):
-    """Delete a category. Confirm with the person first. Refused while a habit, task or goal uses
-    it: the refusal says which."""
-    category = categories.resolve(ctx.user, args.ref)
-    name = category.name
-    categories.delete(ctx.user, category.id)
-    return {"deleted": name}
-
-
-# Habits -------------------------------------------------------------------------------------
-
-
-class HabitNew(BaseModel):
     name: str = Field(description="2–256 characters.")
     importance: int = Scale
     difficulty: int = Scale
-    categories: list[str] = Field(min_length=1, description="At least one category: ids or exact names.")
     icon: str | None = Field(None, description="An icon id from the catalogue.")
     description: str | None = None
+
+
+class ItemEdit(Ref):
+    """What an edit of a habit or a task can change besides its own fields."""
+
+    name: str | None = None
+    importance: int | None = Field(None, ge=1, le=5)
+    difficulty: int | None = Field(None, ge=1, le=5)
+    icon: str | None = None
+    description: str | None = None
+
+
+class HabitNew(ItemNew):
+    categories: list[str] = Field(min_length=1, description="At least one category: ids or exact names.")
     motivation: str | None = Field(None, description="A motivational phrase, at most 256 characters.")
     experience: Experience = "BEGINNER"
 
 
-class HabitEdit(Ref):
-    name: str | None = None
-    importance: int | None = Field(None, ge=1, le=5)
-    difficulty: int | None = Field(None, ge=1, le=5)
+class HabitEdit(ItemEdit):
     categories: list[str] | None = Field(None, description="The complete new list of categories.")
-    icon: str | None = None
-    description: str | None = None
     motivation: str | None = None
 
 
-@tool(domain="habits", kind="read", label=_l("Read your habits"), args=Search)
-def getUserHabits(ctx, args):
-    """List the person's habits (recurring things) with ids, categories, streaks and the routines
-    that hold them."""
-    using = habits.routines_using(ctx.user)
-    return views.capped(habits.listing(ctx.user, search=args.search), lambda h: views.habit(h, using))
+declare_entity_tools(
+    habits,
+    told={
+        "get": Told(
+            _l("Read your habits"),
+            "List the person's habits (recurring things) with ids, categories, streaks and the routines that "
+            "hold them.",
+        ),
+        "create": Told(
+            _l("Created a habit"),
+            "Create a habit. Returns the new habit with its id (use that id to put it in a routine).",
+        ),
+        "edit": Told(_l("Changed a habit"), "Change some fields of a habit; fields you do not send keep their value."),
+        "delete": Told(
+            _l("Deleted a habit"),
+            "Delete a habit. Confirm with the person first. Refused while it is in a routine (the refusal names "
+            "the routines): remove its entries first, if the person agrees.",
+        ),
+    },
+    nouns=("Habit", "Habits"),
+    new=HabitNew,
+    change=HabitEdit,
+)
 
 
-@tool(kind="write", label=_l("Created a habit"), domain="habits", page="/habits", args=HabitNew)
-def createUserHabit(ctx, args):
-    """Create a habit. Returns the new habit with its id (use that id to put it in a routine)."""
-    return {"created": views.habit(habits.create(ctx.user, **args.model_dump()))}
-
-
-@tool(kind="write", label=_l("Changed a habit"), domain="habits", page="/habits", args=HabitEdit)
-def editUserHabit(ctx, args):
-    """Change some fields of a habit; fields you do not send keep their value."""
-    changes = args.model_dump(exclude_unset=True, exclude={"ref"})
-    return {"updated": views.habit(habits.edit(ctx.user, args.ref, **changes))}
-
-
-@tool(kind="write", label=_l("Deleted a habit"), domain="habits", page="/habits", args=Ref)
-def deleteUserHabit(ctx, args):
-    """Delete a habit. Confirm with the person first. Refused while it is in a routine (the
-    refusal names the routines): remove its entries first, if the person agrees."""
-    habit = habits.resolve(ctx.user, args.ref)
-    name = habit.name
-    habits.delete(ctx.user, habit.id)
-    return {"deleted": name}
-
-
-# Tasks --------------------------------------------------------------------------------------
-
-
-class TaskNew(BaseModel):
-    name: str = Field(description="2–256 characters.")
-    importance: int = Scale
-    difficulty: int = Scale
+class TaskNew(ItemNew):
     categories: list[str] = Field(default_factory=list, description="Optional: ids or exact names.")
-    icon: str | None = None
-    description: str | None = None
     one_time: bool = Field(False, description="True for a task done once: it goes away after the day it is checked.")
 
 
-class TaskEdit(Ref):
-    name: str | None = None
-    importance: int | None = Field(None, ge=1, le=5)
-    difficulty: int | None = Field(None, ge=1, le=5)
+class TaskEdit(ItemEdit):
     categories: list[str] | None = None
-    icon: str | None = None
-    description: str | None = None
     one_time: bool | None = None
 
 
-@tool(domain="tasks", kind="read", label=_l("Read your tasks"), args=Search)
-def getUserTasks(ctx, args):
-    """List the person's tasks with ids, categories and the routines that hold them."""
-    using = tasks.routines_using(ctx.user)
-    return views.capped(tasks.listing(ctx.user, search=args.search), lambda t: views.task(t, using))
-
-
-@tool(kind="write", label=_l("Created a task"), domain="tasks", page="/tasks", args=TaskNew)
-def createUserTask(ctx, args):
-    """Create a task (something the person intends to do). Returns the new task with its id."""
-    return {"created": views.task(tasks.create(ctx.user, **args.model_dump()))}
-
-
-@tool(kind="write", label=_l("Changed a task"), domain="tasks", page="/tasks", args=TaskEdit)
-def editUserTask(ctx, args):
-    """Change some fields of a task; fields you do not send keep their value."""
-    changes = args.model_dump(exclude_unset=True, exclude={"ref"})
-    return {"updated": views.task(tasks.edit(ctx.user, args.ref, **changes))}
-
-
-@tool(kind="write", label=_l("Deleted a task"), domain="tasks", page="/tasks", args=Ref)
-def deleteUserTask(ctx, args):
-    """Delete a task. Confirm with the person first. Refused while it is in a routine."""
-    task = tasks.resolve(ctx.user, args.ref)
-    name = task.name
-    tasks.delete(ctx.user, task.id)
-    return {"deleted": name}
+declare_entity_tools(
+    tasks,
+    told={
+        "get": Told(
+            _l("Read your tasks"), "List the person's tasks with ids, categories and the routines that hold them."
+        ),
+        "create": Told(
+            _l("Created a task"),
+            "Create a task (something the person intends to do). Returns the new task with its id.",
+        ),
+        "edit": Told(_l("Changed a task"), "Change some fields of a task; fields you do not send keep their value."),
+        "delete": Told(
+            _l("Deleted a task"), "Delete a task. Confirm with the person first. Refused while it is in a routine."
+        ),
+    },
+    nouns=("Task", "Tasks"),
+    new=TaskNew,
+    change=TaskEdit,
+)

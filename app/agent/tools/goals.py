@@ -10,7 +10,7 @@ from typing import Literal
 from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
 
-from app.agent.tools import views
+from app.agent.tools.catalogue import Told, declare_entity_tools
 from app.agent.tools.registry import tool
 from app.services import goals
 
@@ -69,69 +69,66 @@ class GoalMove(GoalRef):
     parent: str | None = Field(description="The new parent goal (" + GOAL_REF + "), or null for the top level.")
 
 
-@tool(domain="goals", kind="read", label=_l("Read your goals"), args=GoalList)
-def getUserGoals(ctx, args):
-    """List the person's goals (active by default) with progress, dates, status and parent."""
-    return views.capped(goals.listing(ctx.user, archived=args.archived, search=args.search), views.goal)
-
-
-@tool(kind="write", label=_l("Created a goal"), domain="goals", page="/goals", args=GoalNew)
-def createUserGoal(ctx, args):
-    """Create a goal (optionally under another goal). Returns it with its id."""
-    return {"created": views.goal(goals.create(ctx.user, **args.model_dump()))}
-
-
-@tool(kind="write", label=_l("Changed a goal"), domain="goals", page="/goals", args=GoalEdit)
-def editUserGoal(ctx, args):
-    """Change some fields of a goal; fields you do not send keep their value. Completion goes
-    through completeUserGoal, moving through moveGoalUnder."""
-    changes = args.model_dump(exclude_unset=True, exclude={"ref"})
-    return {"updated": views.goal(goals.edit(ctx.user, args.ref, **changes))}
-
-
-@tool(kind="write", label=_l("Deleted a goal"), domain="goals", page="/goals", args=GoalRef)
-def deleteUserGoal(ctx, args):
-    """Delete a goal. Confirm with the person first; offer archiving when they may want the
-    history. Its sub-goals move up to its parent."""
-    goal = goals.resolve(ctx.user, args.ref)
-    name = goal.name
-    goals.delete(ctx.user, goal.id)
-    return {"deleted": name}
+declare_entity_tools(
+    goals,
+    told={
+        "get": Told(
+            _l("Read your goals"),
+            "List the person's goals (active by default) with progress, dates, status and parent.",
+        ),
+        "create": Told(_l("Created a goal"), "Create a goal (optionally under another goal). Returns it with its id."),
+        "edit": Told(
+            _l("Changed a goal"),
+            "Change some fields of a goal; fields you do not send keep their value. Completion goes through "
+            "completeUserGoal, moving through moveGoalUnder.",
+        ),
+        "delete": Told(
+            _l("Deleted a goal"),
+            "Delete a goal. Confirm with the person first; offer archiving when they may want the history. Its "
+            "sub-goals move up to its parent.",
+        ),
+    },
+    nouns=("Goal", "Goals"),
+    new=GoalNew,
+    change=GoalEdit,
+    reads=GoalList,
+    listing=lambda user, arguments: goals.listing(user, archived=arguments.archived, search=arguments.search),
+)
 
 
 @tool(kind="write", label=_l("Completed a goal"), domain="goals", page="/goals", args=GoalCompletion)
 def completeUserGoal(ctx, args):
     """Complete a goal (it grants XP) or undo a completion (the same XP comes back off). ONLY when
     the person explicitly asks for it."""
-    return {"goal": views.goal(goals.complete(ctx.user, args.ref, done=args.done))}
+    return {"goal": goals.as_data(goals.complete(ctx.user, args.ref, done=args.done))}
 
 
 @tool(kind="write", label=_l("Moved a goal forward"), domain="goals", page="/goals", args=GoalAmount)
 def increaseUserGoalValue(ctx, args):
     """Add to a goal's current value (default 1). It never completes the goal by itself."""
-    return {"goal": views.goal(goals.increase(ctx.user, args.ref, args.value))}
+    return {"goal": goals.as_data(goals.increase(ctx.user, args.ref, args.value))}
 
 
 @tool(kind="write", label=_l("Moved a goal back"), domain="goals", page="/goals", args=GoalAmount)
 def decreaseUserGoalValue(ctx, args):
     """Take from a goal's current value (default 1), never below zero."""
-    return {"goal": views.goal(goals.decrease(ctx.user, args.ref, args.value))}
+    return {"goal": goals.as_data(goals.decrease(ctx.user, args.ref, args.value))}
 
 
 @tool(kind="write", label=_l("Archived a goal"), domain="goals", page="/goals", args=GoalRef)
 def archiveUserGoal(ctx, args):
     """Archive a goal: it leaves the lists and the dashboard but keeps its history."""
-    return {"goal": views.goal(goals.archive(ctx.user, args.ref))}
+    return {"goal": goals.as_data(goals.archive(ctx.user, args.ref))}
 
 
 @tool(kind="write", label=_l("Restored a goal"), domain="goals", page="/goals", args=GoalRef)
 def restoreUserGoal(ctx, args):
     """Bring an archived goal back."""
-    return {"goal": views.goal(goals.restore(ctx.user, args.ref))}
+    return {"goal": goals.as_data(goals.restore(ctx.user, args.ref))}
 
 
 @tool(kind="write", label=_l("Moved a goal in the tree"), domain="goals", page="/goals", args=GoalMove)
 def moveGoalUnder(ctx, args):
     """Put a goal under another goal, or at the top level with parent null — without resending
     its other fields. A goal cannot go under itself or one of its own sub-goals."""
-    return {"goal": views.goal(goals.move_under(ctx.user, args.ref, args.parent))}
+    return {"goal": goals.as_data(goals.move_under(ctx.user, args.ref, args.parent))}
