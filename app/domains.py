@@ -364,6 +364,7 @@ SHARED_SERVICES = {
     "ownership": "loading a row only through its owner",
     "values": "strict reading of numbers, days and times",
     "entity_fields": "the fields habits, tasks and goals share",
+    "catalogue": "the machinery categories, habits, tasks and goals share (lookup, fields, routine items)",
     "icons": "the icon set every area picks from",
     "demo": "the demo account, written through every domain's service",
 }

@@ -60,10 +60,11 @@ class Facts:
 
 
 def _modules(folder, holding=None):
+    """The modules of `folder`; with `holding`, only those whose source matches that pattern."""
     return {
         path.stem
         for path in (APP / folder).glob("*.py")
-        if path.stem != "__init__" and (holding is None or holding in path.read_text())
+        if path.stem != "__init__" and (holding is None or re.search(holding, path.read_text(), re.MULTILINE))
     }
 
 
@@ -161,8 +162,8 @@ def facts(app):
         tools={
             name: (tool.domain, tool.handler.__module__.rsplit(".", 1)[1]) for name, tool in registry.REGISTRY.items()
         },
-        tool_modules=_modules("agent/tools", holding="@tool("),
-        blueprint_modules=_modules("web", holding="Blueprint("),
+        tool_modules=_modules("agent/tools", holding=r"@tool\(|^declare_entity_tools\("),
+        blueprint_modules=_modules("web", holding=r"^bp = "),  # a page area's module-level blueprint
         endpoints={rule.endpoint for rule in rules},
         route_arguments={(rule.endpoint, argument) for rule in rules for argument in rule.arguments},
         tables=_table_modules(),

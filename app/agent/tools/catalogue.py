@@ -5,6 +5,7 @@ get<Plural> / create<One> / edit<One> / delete<One>, and what differs — labels
 arguments, what the model is told, how a list is read — is in the declaration.
 """
 
+import inspect
 from dataclasses import dataclass
 from typing import Literal
 
@@ -72,9 +73,11 @@ def declare_entity_tools(service, *, told, nouns, new, change, reads=Search, lis
         service.delete(ctx.user, row.id)
         return {"deleted": name}
 
+    declaring_module = inspect.currentframe().f_back.f_globals["__name__"]  # the domain's tool module
     adapters = (("get", get, many), ("create", create, one), ("edit", edit, one), ("delete", delete, one))
     for verb, handler, noun in adapters:
         handler.__name__ = handler.__qualname__ = f"{verb}User{noun}"
+        handler.__module__ = declaring_module
         handler.__doc__ = told[verb].description
         kind = "read" if verb == "get" else "write"
         where = None if verb == "get" else page
