@@ -32,9 +32,8 @@ from app.models import (
     XpDay,
     XpDecay,
 )
-from app.services import categories, goals, habits, tasks, widgets
-from app.services.catalogue import progress_data as _progress
-from app.services.catalogue import streak_data as _streak
+from app.services import categories, goals, habits, routines, tasks, widgets
+from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
 
@@ -167,26 +166,17 @@ def _owned(model, user, *order):
 
 
 def export_profile(user):
-    """The account without its password hash or session data."""
+    """The account as `settings` reads it, with what only the export carries (never the password
+    hash or session data)."""
     return {
         "id": str(user.id),
-        "name": user.name,
-        "email": user.email,
+        **settings(user),
         "created_at": _iso(user.created_at),
-        "phrase": user.phrase,
-        "phrase_author": user.phrase_author,
-        "language": user.language,
-        "timezone": user.timezone,
-        "theme": user.theme,
-        "constance_mode": str(user.constance_mode),
-        "xp_decay": str(user.xp_decay),
-        "widgets": list(user.widgets or []),
-        "tutorial_done": bool(user.tutorial_done),
         "max_constance": user.max_constance or 0,
         # What the assistant has noted about the person: an inference about someone is their data.
         "assistant_note": user.assistant_note,
-        "progress": _progress(user),
-        "streak": _streak(user),
+        "progress": progress_data(user),
+        "streak": streak_data(user),
     }
 
 
@@ -206,42 +196,9 @@ def export_goals(user):
     return [goals.as_data(goal) for goal in _owned(Goal, user, Goal.created_at)]
 
 
-def _entry(entry):
-    return {
-        "id": str(entry.id),
-        "habit_id": str(entry.habit_id) if entry.habit_id else None,
-        "task_id": str(entry.task_id) if entry.task_id else None,
-        "name": entry.item.name if entry.item else None,
-        "starts_at": _iso(entry.starts_at),
-        "ends_at": _iso(entry.ends_at),
-    }
-
-
 def export_routines(user):
-    """Routines with their sections, entries (references to habits and tasks) and weekdays."""
-    return [
-        {
-            "id": str(routine.id),
-            "kind": str(routine.kind),
-            "name": routine.name,
-            "icon": routine.icon,
-            "progress": _progress(routine),
-            "weekdays": [day.weekday for day in routine.schedule_days],
-            "sections": [
-                {
-                    "id": str(section.id),
-                    "name": section.name,
-                    "icon": section.icon,
-                    "starts_at": _iso(section.starts_at),
-                    "ends_at": _iso(section.ends_at),
-                    "entries": [_entry(entry) for entry in section.entries],
-                }
-                for section in routine.sections
-            ],
-            "entries": [_entry(entry) for entry in routine.entries if entry.section_id is None],
-        }
-        for routine in _owned(Routine, user, Routine.created_at)
-    ]
+    """Routines as `routines.describe` reads them: sections, entries and weekdays."""
+    return [routines.describe(routine) for routine in _owned(Routine, user, Routine.created_at)]
 
 
 def export_schedule(user):

@@ -6,6 +6,7 @@ from datetime import date
 import pytest
 import sqlalchemy as sa
 
+from app.agent.tools import registry
 from app.extensions import db
 from app.models import DayOutcome, ScheduleDay, User
 from app.models.history import Outcome, OwnerType
@@ -205,3 +206,15 @@ def test_deleting_an_account_removes_every_row_it_owns_and_only_those(ana, bruno
     after = _rows_of(ana_id)
     assert {name: count for name, count in after.items() if count} == {}
     assert _rows_of(bruno.id) == bruno_before
+
+
+def test_the_export_reads_routines_and_settings_as_the_assistant_does(ana):
+    """One representation per domain: the export's routines are `routines.describe`, the same the
+    routine tools answer with, and its profile carries `settings` as the configuration tool reads them."""
+    put_in_routine(ana, a_habit(ana, name="Stretch"))
+    exported = configuration.export(ana)
+    context = registry.ToolContext(user=ana, chat=None)
+    told = registry.run(context, "getUserRoutines", {}).result["routines"]
+    assert exported["routines"] == told and told[0]["sections"][0]["entries"][0]["name"] == "Stretch"
+    settings = registry.run(context, "getUserConfiguration", {}).result["configuration"]
+    assert {key: exported["profile"][key] for key in settings} == settings
