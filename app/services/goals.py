@@ -280,7 +280,9 @@ def complete(user, goal_ref, done=None, today=None):
     """Complete a goal, or undo its completion: `done` True completes, False undoes, None
     toggles. Completing grants `completion_xp` to the user and each of the goal's categories and
     stores it as `xp_reward`; undoing takes back exactly that amount, on the day it was granted.
-    Asking for the state the goal is already in changes nothing."""
+    Asking for the state the goal is already in changes nothing. The account's row is held
+    first, so two requests completing one goal at once pay its XP once."""
+    progress.lock_account(user)
     goal = resolve(user, goal_ref)
     is_done = goal.status == GoalStatus.COMPLETED
     wanted = (not is_done) if done is None else bool(done)

@@ -29,11 +29,21 @@ def user_zone(user):
         return ZoneInfo("UTC")
 
 
+def lock_account(user):
+    """Hold the account's row until this transaction ends and read it afresh, so two requests
+    paying or taking back the same user's XP run one after the other instead of both adding to
+    the XP they read before. SQLite lets one writer in at a time anyway."""
+    db.session.execute(
+        db.select(User).where(User.id == user.id).with_for_update().execution_options(populate_existing=True)
+    )
+
+
 def grant(user, amount, owners, day=None):
     """Add `amount` XP (negative: take it back) to the user and each of `owners`.
 
     XP never goes below zero. The day's XP rows change in one upsert, whoever already has a row
-    that day. Does not commit: the caller's transaction holds the change.
+    that day. Does not commit: the caller's transaction holds the change, and holds the account's
+    row (`lock_account`, or the routine check's own lock) from before it read what it pays for.
     """
     if not amount:
         return
