@@ -154,3 +154,20 @@ def test_tool_schemas_reach_openai_compatible_links_inlined(fake, make_chain):
     tool = fake.requests("mistral")[0].body["tools"][0]
     assert tool["type"] == "function" and tool["function"]["name"] == "createHabit"
     assert "$ref" not in str(tool) and "$defs" not in str(tool)
+
+
+def test_an_optional_property_defaulting_to_none_is_sent_as_its_plain_type(fake, make_chain):
+    """Leaving the property out already says "none": no `anyOf` with `null`, no `"default": null`
+    (a seventh of every tool list's bytes), while an explicit null still validates."""
+    fake.script("mistral", Reply.says("ok"))
+    fake.script("gemini", Reply.says("ok"))
+    run_round(make_chain("mistral"), [Message.user("hi")])
+    run_round(make_chain("gemini"), [Message.user("hi")])
+
+    sent = fake.requests("mistral")[0].body["tools"][0]["function"]["parameters"]
+    assert sent["properties"]["importance"] == {"type": "integer", "minimum": 1, "maximum": 5}
+    assert sent["properties"]["category"]["type"] == "object" and sent["required"] == ["name"]
+    declared = fake.requests("gemini")[0].body["tools"][0]["functionDeclarations"][0]["parameters"]
+    assert declared["properties"]["importance"]["type"] == "INTEGER"
+    assert "nullable" not in str(declared) and "anyOf" not in str(declared)
+    assert HabitArgs.model_validate({"name": "Read", "importance": None, "category": None}).importance is None
