@@ -48,7 +48,7 @@ from pathlib import Path
 
 from sqlalchemy import event
 
-from app import create_app
+from app import create_app, freeze_startup_objects
 from app.extensions import db
 from app.models import (
     Category,
@@ -434,6 +434,7 @@ def measure(database_url, shape, runs, warmup):
     with app.app_context():
         counter = StatementCounter(db.engine)
     counts = statement_counts(app, client, counter, entry_id)
+    freeze_startup_objects()  # as a server worker does once the app is built (gunicorn.conf.py)
 
     print(
         f"\n{'request':<22}{'p50 ms':>9}{'p95 ms':>9}{'p95/floor':>11}{'statements':>12}"
