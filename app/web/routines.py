@@ -103,7 +103,7 @@ def _calendar_context(month_value, selected, current=None):
 
 
 def _list_context():
-    found = routines.listing(acting_user())
+    found = routines.overview(acting_user())
     week = schedules.week(acting_user())
     return {"routines": found, "week": week, "active_days": len(week)}
 
