@@ -10,6 +10,7 @@ them (app.models.checks).
 """
 
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import inspect
@@ -67,15 +68,30 @@ def listing(user):
     return [with_sections_filled(routine) for routine in found]
 
 
+@dataclass
+class RoutineSummary:
+    """A routine as the routine list shows it: the routine (its weekdays loaded) and how many
+    sections and entries it holds."""
+
+    routine: Routine
+    sections: int
+    entries: int
+
+
 def overview(user):
-    """The user's routines, by name, with what the routine list shows of each: its weekdays, its
-    sections and its entries, not the habits and tasks behind them (`listing` has those)."""
-    return db.session.scalars(
-        db.select(Routine)
+    """The user's routines, by name, as `RoutineSummary`s: counts, not the sections and entries
+    themselves (a heavy account's five routines hold hundreds of entries)."""
+    sections = (
+        db.select(db.func.count(RoutineSection.id)).where(RoutineSection.routine_id == Routine.id).scalar_subquery()
+    )
+    entries = db.select(db.func.count(RoutineEntry.id)).where(RoutineEntry.routine_id == Routine.id).scalar_subquery()
+    rows = db.session.execute(
+        db.select(Routine, sections, entries)
         .where(Routine.user_id == user.id)
-        .options(selectinload(Routine.schedule_days), selectinload(Routine.sections), selectinload(Routine.entries))
+        .options(selectinload(Routine.schedule_days))
         .order_by(db.func.lower(Routine.name), Routine.id)
     ).all()
+    return [RoutineSummary(routine, section_count, entry_count) for routine, section_count, entry_count in rows]
 
 
 def resolve(user, ref):
