@@ -434,7 +434,7 @@ OUTCOME_LABELS = {
 
 
 @bp.app_template_global()
-def outcome_label(outcome):
-    """One translation per call: a heatmap asks for hundreds of these."""
-    label = OUTCOME_LABELS.get(outcome)
-    return str(label) if label is not None else outcome
+def outcome_labels():
+    """Outcome -> its label, each translated once: a heatmap and a strip label 140 days with
+    them (a name outside the list is shown as it is: `labels.get(outcome, outcome)`)."""
+    return {outcome: str(label) for outcome, label in OUTCOME_LABELS.items()}
