@@ -9,12 +9,15 @@
 - `post_worker_init` starts the worker's lease keeper (it renews the leases of the turns this
   worker runs and ends abandoned ones) and makes SIGTERM end the worker's running turns as
   INTERRUPTED with their partial answers, within the graceful timeout.
+  Last, it freezes the objects the built app holds (`app.freeze_startup_objects`): the garbage
+  collector's full passes no longer walk them during requests.
 - `worker_int` (a quick shutdown) and `worker_exit` end whatever still runs, the same way.
 """
 
 import _thread
 import signal
 
+from app import freeze_startup_objects
 from app.config import profile
 
 
@@ -49,6 +52,7 @@ def post_worker_init(worker):
 
     signal.signal(signal.SIGTERM, stop)
     signal.siginterrupt(signal.SIGTERM, False)
+    freeze_startup_objects()
 
 
 def worker_int(worker):

@@ -14,6 +14,7 @@ from sqlalchemy.orm import selectinload
 
 from app.events import announce
 from app.extensions import db
+from app.models import Category
 from app.services import routines
 from app.services.entity_fields import (
     apply,
@@ -114,6 +115,21 @@ class RoutineItem(Entity):
         statement = db.select(self.model).where(self.model.user_id == user.id)
         statement = search_filter(self.model, search, statement)
         return category_filter(self.model, self.category_link, self.category_column, category, user, statement)
+
+    def categories_in_use(self, user):
+        """The user's categories, by name, that tag at least one of the user's items: what the
+        list's category filter offers (without loading what each category tags)."""
+        link = self.category_link
+        tagging = (
+            db.select(link.c.category_id)
+            .join(self.model, self.model.id == link.c[self.category_column])
+            .where(self.model.user_id == user.id)
+        )
+        return db.session.scalars(
+            db.select(Category)
+            .where(Category.user_id == user.id, Category.id.in_(tagging))
+            .order_by(db.func.lower(Category.name), Category.id)
+        ).all()
 
     def routines_using(self, user):
         """item id -> the routines (names, once each) that hold it."""

@@ -45,6 +45,7 @@ def create(user, *, experience="BEGINNER", **fields):
 
 SORTS, FIELDS = HABIT.sorts, HABIT.fields
 listing, count, routines_using = HABIT.listing, HABIT.count, HABIT.routines_using
+categories_in_use = HABIT.categories_in_use
 resolve = get = HABIT.resolve
 deletion_refusal, delete = HABIT.deletion_refusal, HABIT.delete
 

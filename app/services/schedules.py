@@ -95,6 +95,8 @@ def routine_on(user, day):
             .where(ScheduleDay.user_id == user.id, ScheduleDay.weekday == day.weekday())
             .options(*routines.WHOLE_TREE)
         )
+        if routine is not None:
+            routines.with_sections_filled(routine)
         remembered[key] = None if routine is None or local_date(user, routine.created_at) > day else routine
     return remembered[key]
 

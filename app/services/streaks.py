@@ -89,11 +89,7 @@ def day_items(user, day, closed=None):
     A closed day is exactly its frozen rows. An open day is the rows written so far plus an
     unsaved, untouched row for each entry of the routine scheduled that day that has none yet.
     """
-    rows = db.session.scalars(
-        db.select(EntryCheck)
-        .where(EntryCheck.user_id == user.id, EntryCheck.day == day)
-        .order_by(EntryCheck.section_position, EntryCheck.position)
-    ).all()
+    rows = written_items(user, day)
     if closed is None:
         closed = is_closed(user, day)
     if closed:
@@ -102,6 +98,16 @@ def day_items(user, day, closed=None):
     have = {row.entry_id for row in rows}
     extra = [EntryCheck.frozen_from(entry, day) for entry in routine.entries if entry.id not in have] if routine else []
     return list(rows) + extra
+
+
+def written_items(user, day):
+    """The check rows written for `day` so far: on an open day, the entries checked, skipped or
+    unchecked again (an untouched entry has none)."""
+    return db.session.scalars(
+        db.select(EntryCheck)
+        .where(EntryCheck.user_id == user.id, EntryCheck.day == day)
+        .order_by(EntryCheck.section_position, EntryCheck.position)
+    ).all()
 
 
 def item_outcome(rows):

@@ -30,6 +30,7 @@ TASK = RoutineItem(
 )
 SORTS, FIELDS = TASK.sorts, TASK.fields
 listing, count, routines_using = TASK.listing, TASK.count, TASK.routines_using
+categories_in_use = TASK.categories_in_use
 resolve = get = TASK.resolve
 deletion_refusal, delete = TASK.deletion_refusal, TASK.delete
 

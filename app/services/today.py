@@ -154,7 +154,7 @@ def today_routine(user, today=None):
     routine = schedules.routine_on(user, today)
     if routine is None:
         return None
-    rows = {row.entry_id: row for row in streaks.day_items(user, today, closed=False)}
+    rows = {row.entry_id: row for row in streaks.written_items(user, today)}  # none: untouched
     view = RoutineDay(str(routine.id), routine.name, routine.icon, routine.kind.value, today, True, routine=routine)
     groups = routine.sections if routine.kind == RoutineKind.TIMED else [None]
     for section in groups:

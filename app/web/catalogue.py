@@ -206,8 +206,7 @@ def routine_item_list(service, area):
     context = {"page": page, "filters": filters, "routines_using": service.routines_using(user), "area": area}
     if is_htmx() and number > 1:
         return render_template("shared/_more_rows.html", **context)
-    uses = categories.listing(user, sort="name")
-    options = [(str(use.category.id), use.category.name) for use in uses if getattr(use, area)]
+    options = [(str(category.id), category.name) for category in service.categories_in_use(user)]
     return render_page(f"{area}/page.html", "shared/_item_list.html", category_options=options, active=area, **context)
 
 

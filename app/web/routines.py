@@ -103,7 +103,7 @@ def _calendar_context(month_value, selected, current=None):
 
 
 def _list_context():
-    found = routines.listing(acting_user())
+    found = routines.overview(acting_user())
     week = schedules.week(acting_user())
     return {"routines": found, "week": week, "active_days": len(week)}
 
@@ -434,7 +434,7 @@ OUTCOME_LABELS = {
 
 
 @bp.app_template_global()
-def outcome_label(outcome):
-    """One translation per call: a heatmap asks for hundreds of these."""
-    label = OUTCOME_LABELS.get(outcome)
-    return str(label) if label is not None else outcome
+def outcome_labels():
+    """Outcome -> its label, each translated once: a heatmap and a strip label 140 days with
+    them (a name outside the list is shown as it is: `labels.get(outcome, outcome)`)."""
+    return {outcome: str(label) for outcome, label in OUTCOME_LABELS.items()}

@@ -1,0 +1,33 @@
+"""Templates translate through the app's own callables (app.web.i18n), which keep each locale's
+catalogue instead of finding it anew at every string: the language must still follow the
+locale of the moment, string by string, within one request."""
+
+from flask_babel import force_locale
+
+TEMPLATE = (
+    "{{ _('Skip') }} {{ ngettext('%(num)s routine', '%(num)s routines', 2) }} {{ _('Check %(name)s', name='<b>') }}"
+)
+
+
+def test_a_template_follows_force_locale_inside_a_request_and_back(app):
+    template = app.jinja_env.from_string(TEMPLATE)
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        english = template.render()
+        with force_locale("pt"):
+            portuguese = template.render()
+        again = template.render()
+    assert english == again == "Skip 2 routines Check &lt;b&gt;"
+    assert portuguese == "Pular 2 rotinas Marcar &lt;b&gt;"
+
+
+def test_a_request_in_portuguese_renders_portuguese_after_an_english_one(app):
+    template = app.jinja_env.from_string(TEMPLATE)
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        assert template.render().startswith("Skip")
+    with app.test_request_context("/", headers={"Accept-Language": "pt"}):
+        assert template.render().startswith("Pular")
+
+
+def test_outside_a_request_templates_speak_english(app):
+    with app.app_context():
+        assert app.jinja_env.from_string("{{ _('Skip') }}").render() == "Skip"
