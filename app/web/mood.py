@@ -68,7 +68,7 @@ def save():
     try:
         saved = mood.save(user, form.get("day"), form.get("level"), form.get("journal"))
     except DomainError as error:
-        day = day_from(form.get("day")) or current
+        day = min(day_from(form.get("day")) or current, current)
         refusal = {"form": echoed_form(), "fields": error.field_messages, "error": error}
         context = {**_entry_context(day, current), **refusal}
         if is_htmx():
