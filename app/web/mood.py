@@ -25,7 +25,7 @@ bp = Blueprint("mood", __name__, url_prefix="/mood")
 
 # The five levels, weakest first: what the radio group and the month view call each one.
 LEVEL_NAMES = (_l("Awful"), _l("Bad"), _l("Okay"), _l("Good"), _l("Great"))
-LEVEL_FACES = ("😞", "🙁", "😐", "🙂", "😄")
+LEVEL_FACES = ("😞", "😟", "😐", "😊", "😄")
 
 
 @bp.app_template_global()
