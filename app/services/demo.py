@@ -444,8 +444,8 @@ MOODS = [
 
 def _moods(user, today):
     """Two weeks of moods up to yesterday (today is left for the visitor to log), some written about."""
-    for back, level, journal in MOODS:
-        mood.save(user, today - timedelta(days=back), level, journal)
+    for back, level, written in MOODS:
+        mood.save(user, today - timedelta(days=back), level, written)
 
 
 def _moment(user, day, clock):
