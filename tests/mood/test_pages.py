@@ -101,3 +101,12 @@ def test_the_page_works_without_htmx(app, signed_in, user_id):
     response = signed_in.post("/mood", data={"level": "3", "journal": "", "csrf_token": signed_in.csrf})
     assert response.status_code == 302
     assert "Mood saved for today." in signed_in.get(response.headers["Location"]).get_data(as_text=True)
+
+
+def test_another_user_s_day_shows_only_ana_s_own_empty_form(app, signed_in, other_user_id):
+    with as_user(app, other_user_id) as bruno:
+        current = today_for(bruno)
+        mood.save(bruno, current, 1, "Bruno's private words")
+    for url in ("/mood", f"/mood?day={current.isoformat()}", "/mood/month"):
+        page = signed_in.get(url).get_data(as_text=True)
+        assert "Bruno" not in page and "mood-day mood-level" not in page and 'value="1" checked' not in page
