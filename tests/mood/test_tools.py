@@ -3,6 +3,8 @@ reads date, level and whether text exists."""
 
 from datetime import timedelta
 
+from flask_babel import force_locale
+
 from app.agent.tools import registry
 from app.services import mood
 from app.services.progress import today_for
@@ -24,6 +26,8 @@ def test_a_level_out_of_range_or_a_future_day_is_refused_with_a_message_the_mode
     outcome = run(ana, "logDailyMood", level=7)
     assert outcome.error_key == "MOOD_LEVEL_INVALID"
     assert outcome.result["message"] == "Choose how you felt, from 1 (awful) to 5 (great)."
+    with force_locale("pt"):  # a turn runs in its user's language
+        assert run(ana, "logDailyMood", level=0).result["message"].startswith("Escolha como você se sentiu")
     tomorrow = (today_for(ana) + timedelta(days=1)).isoformat()
     assert run(ana, "logDailyMood", level=3, day=tomorrow).error_key == "MOOD_IN_FUTURE"
     assert mood.history(ana, 30) == []
