@@ -71,8 +71,9 @@ def _day(user, value, problems):
 
 
 def _text(value, problems, field):
-    """The person's text as typed (surrounding blank lines dropped); blank is no text."""
-    text = str(value or "").strip()
+    """The person's text as typed (a browser's CRLF line ends made LF, surrounding blank lines
+    dropped); blank is no text."""
+    text = str(value or "").replace("\r\n", "\n").strip()
     if len(text) > JOURNAL_MAX:
         problems[field] = "MOOD_JOURNAL_TOO_LONG"
     return text or None

@@ -9,6 +9,7 @@ import calendar
 from datetime import timedelta
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import format_date
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import login_required
@@ -75,7 +76,11 @@ def save():
             return render_template("mood/_entry.html", **context), error.status
         return render_template("mood/page.html", active="mood", **context,
                                **_month_context(None, day, current)), error.status  # fmt: skip
-    toast = _("Mood saved for today.") if saved.day == current else _("Mood saved.")
+    toast = (
+        _("Mood saved for today.")
+        if saved.day == current
+        else _("Mood saved for %(date)s.", date=format_date(saved.day, "long"))
+    )
     if is_htmx():
         return render_template("mood/_entry.html", toast=toast, **_entry_context(saved.day, current))
     flash(toast, "success")

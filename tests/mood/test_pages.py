@@ -61,7 +61,12 @@ def test_a_future_day_is_refused_and_a_past_day_opens_with_its_journal(app, sign
     assert "That Sunday</textarea>" in past and 'value="2" checked' in past and "Back to today" in past
     assert signed_in.get(f"/mood?day={(current + timedelta(days=1)).isoformat()}").status_code == 422
     refused = post(signed_in, day=(current + timedelta(days=1)).isoformat(), level="3", journal="Tomorrow")
-    assert refused.status_code == 422 and "Tomorrow</textarea>" in refused.get_data(as_text=True)
+    body = refused.get_data(as_text=True)
+    assert refused.status_code == 422 and "Tomorrow</textarea>" in body and "That day hasn&#39;t happened yet" in body
+    saved = post(signed_in, day=(current - timedelta(days=3)).isoformat(), level="3", journal="Line one\r\nLine two")
+    assert "Mood saved for " in saved.get_data(as_text=True)
+    with as_user(app, user_id) as ana:
+        assert mood.read_journal(ana, current - timedelta(days=3)) == "Line one\nLine two"
 
 
 def test_the_month_view_marks_days_with_text_and_moves_between_months(app, signed_in, user_id):
