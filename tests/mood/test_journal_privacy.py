@@ -42,10 +42,13 @@ def write_the_journal(user):
     mood.log(user, 2, note=f"Added by request {CANARY}")
 
 
-def _sample(schema, definitions, name=""):
-    """A value the JSON schema accepts, from its defaults, enums and bounds (ids: a fresh uuid)."""
+def _sample(schema, definitions, known, name=""):
+    """A value the JSON schema accepts, from its defaults, enums and bounds; an argument named in
+    `known` gets that value (the user's own rows), any other id a fresh uuid."""
+    if name in known:
+        return known[name]
     if "$ref" in schema:
-        return _sample(definitions[schema["$ref"].rsplit("/", 1)[1]], definitions, name)
+        return _sample(definitions[schema["$ref"].rsplit("/", 1)[1]], definitions, known, name)
     if "default" in schema:
         return schema["default"]
     if "const" in schema:
@@ -54,14 +57,15 @@ def _sample(schema, definitions, name=""):
         return schema["enum"][0]
     if "anyOf" in schema:
         choices = [choice for choice in schema["anyOf"] if choice.get("type") != "null"]
-        return _sample(choices[0], definitions, name) if choices else None
+        return _sample(choices[0], definitions, known, name) if choices else None
     kind = schema.get("type")
     if kind == "object":
         required = schema.get("required", [])
-        return {key: _sample(value, definitions, key) for key, value in schema.get("properties", {}).items()
+        return {key: _sample(value, definitions, known, key) for key, value in schema.get("properties", {}).items()
                 if key in required}  # fmt: skip
     if kind == "array":
-        return [_sample(schema.get("items", {}), definitions, name) for _ in range(max(schema.get("minItems", 1), 1))]
+        return [_sample(schema.get("items", {}), definitions, known, name)
+                for _ in range(max(schema.get("minItems", 1), 1))]  # fmt: skip
     if kind in ("integer", "number"):
         low = schema.get("minimum", schema.get("exclusiveMinimum", 0) + 1)
         return max(low, 1)
@@ -74,9 +78,9 @@ def _sample(schema, definitions, name=""):
     return "x" * max(schema.get("minLength", 1), 5)
 
 
-def sampled_arguments(tool):
+def sampled_arguments(tool, known):
     schema = tool.args_model.model_json_schema()
-    arguments = _sample(schema, schema.get("$defs", {}))
+    arguments = _sample(schema, schema.get("$defs", {}), known)
     try:
         tool.args_model.model_validate(arguments)
     except ValidationError:
@@ -88,7 +92,8 @@ def calls_for(name, life):
     """The argument sets tried for a tool: the sweep's own (naming the user's own rows), the
     schema's sample, and for the mood tools what a model would send."""
     tool = registry.REGISTRY[name]
-    tried = [sampled_arguments(tool)]
+    own = {"entry_id": str(life["entry"].id), "routine": str(life["routine"].id), "section_id": str(life["section"].id)}
+    tried = [sampled_arguments(tool, own)]
     known = foreign_arguments(name, life)
     if known is not None:
         tried.append(known)
