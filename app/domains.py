@@ -243,8 +243,20 @@ DOMAINS = (
     ),
     Domain(
         "mood",
-        Area(_l("Mood"), "smile", in_bottom_bar=False),
+        Area(_l("Mood"), "smile", "mood.index", in_bottom_bar=False),
+        blueprint="mood",
+        services=("mood",),
+        tools=("mood",),
+        models={"mood": ("mood_entries",)},
+        export={"mood": ("mood_entries",)},
+        errors={
+            "MOOD_LEVEL_INVALID": _l("Choose how you felt, from 1 (awful) to 5 (great)."),
+            "MOOD_IN_FUTURE": _l("That day hasn't happened yet. Log a mood for today or a past day."),
+            "MOOD_JOURNAL_TOO_LONG": _l("A day's journal holds at most 10,000 characters. Shorten it and save again."),
+            "MOOD_DAYS_INVALID": _l("Choose from 1 to 366 days."),
+        },
         catalogue=("Mood",),
+        toolset="daily mood: log a level, read past levels (never the private journal)",
     ),
     Domain(
         "focus",

@@ -9,7 +9,7 @@ postgresql+psycopg://postgres@127.0.0.1:5432/beyou_daycheck, whose tables it DRO
 again), signs in with the Flask test client and times GET /dashboard (every widget on), GET
 /habits, GET /routines and the check toggle (the htmx POST the routines page sends), warm-up runs
 excluded. Absolute times swing with the machine's load, so each is printed as a ratio to the
-floor: GET /soon/mood, a signed-in page that renders the layout and nothing else, timed in the
+floor: GET /soon/notebook, a signed-in page that renders the layout and nothing else, timed in the
 same run. Targets: every page's p95 ≤ 6× the floor's; checks per second beside the floor's
 requests per second. Each request's CPU time (the process's, `time.process_time`) is printed
 beside its wall time: on a machine other work loads, wall times measure the load and CPU times
@@ -83,7 +83,7 @@ from app.services.progress import today_for
 from app.services.today import today_routine
 
 PASSWORD = "bench horse battery staple"
-FLOOR = "GET /soon/mood"
+FLOOR = "GET /soon/notebook"
 PAGE_RATIO_TARGET = 6.0
 PAGE_BYTES_TARGET = 150 * 1024
 SECTIONS = (("Morning", "06:00", "12:00"), ("Afternoon", "12:00", "18:00"), ("Evening", "18:00", "23:30"))
@@ -333,7 +333,7 @@ def requests_for(entry_id):
     """name -> (method, url, extra keyword arguments for the client)."""
     htmx = {"HX-Request": "true"}
     return {
-        FLOOR: ("get", "/soon/mood", {}),
+        FLOOR: ("get", "/soon/notebook", {}),
         "GET /dashboard": ("get", "/dashboard", {}),
         "GET /habits": ("get", "/habits", {}),
         "GET /routines": ("get", "/routines", {}),

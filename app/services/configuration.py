@@ -32,6 +32,7 @@ from app.models import (
     XpDay,
     XpDecay,
 )
+from app.models.mood import MoodEntry
 from app.services import categories, goals, habits, routines, tasks, widgets
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
@@ -290,6 +291,15 @@ def export_assistant(user):
             for chat in chats
         ],
     }
+
+
+def export_mood(user):
+    """Each logged day with its journal: the export is the owner's own download, going to them and
+    not to a model, so it carries the words the assistant and every prompt never see."""
+    return [
+        {"date": _iso(row.day), "level": row.level, "journal": row.journal, "updated_at": _iso(row.updated_at)}
+        for row in _owned(MoodEntry, user, MoodEntry.day)
+    ]
 
 
 def _enum(value):

@@ -25,7 +25,7 @@ from datetime import datetime, time, timedelta
 
 from app.extensions import db
 from app.models import Category, RoutineKind
-from app.services import categories, configuration, day_close, goals, habits, routines, schedules, tasks
+from app.services import categories, configuration, day_close, goals, habits, mood, routines, schedules, tasks
 from app.services.progress import today_for, user_zone
 from app.services.today import check, skip
 
@@ -41,6 +41,7 @@ WIDGETS = [
     "betterArea",
     "worstArea",
     "fastTips",
+    "moodWeek",
 ]
 
 CATEGORIES = [
@@ -199,6 +200,7 @@ def give_a_life(user, today=None):
     with _rows_kept_across_commits():
         checks, skips = _live(user, first, today, random.Random(SEED))
     _complete_goal(user, made["finished_goal"], today - timedelta(days=18))
+    _moods(user, today)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -419,6 +421,31 @@ def _in_order(routine):
 
 def _complete_goal(user, goal, day):
     goals.complete(user, goal.id, done=True, today=day)
+
+
+# days back, level 1–5, the journal's words (the owner's own: only the mood page shows them)
+MOODS = [
+    (14, 3, None),
+    (13, 4, "Long walk by the river after work. Slept like a stone."),
+    (12, 4, None),
+    (11, 2, "Behind on everything today and snapped at Leo. Need an early night."),
+    (10, 3, None),
+    (9, 3, None),
+    (8, 4, None),
+    (7, 5, "Finished the report a day early! Dinner with Marta, we laughed a lot."),
+    (6, 4, None),
+    (5, 2, "Headache most of the day. Skipped the run, and that's fine."),
+    (4, 3, None),
+    (3, 4, None),
+    (2, 4, "The morning deep work block really works when the phone stays in the kitchen."),
+    (1, 3, None),
+]
+
+
+def _moods(user, today):
+    """Two weeks of moods up to yesterday (today is left for the visitor to log), some written about."""
+    for back, level, written in MOODS:
+        mood.save(user, today - timedelta(days=back), level, written)
 
 
 def _moment(user, day, clock):

@@ -15,6 +15,7 @@ CATALOGUE = {
     "betterArea": _l("Best area"),
     "worstArea": _l("Area to improve"),
     "fastTips": _l("Quick tips"),
+    "moodWeek": _l("Mood week"),
 }
 
 DEFAULT = ["dailyProgress", "levelProgress", "constance", "constanceHeatmap"]

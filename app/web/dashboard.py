@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_login import login_required
 
-from app.services import configuration, streaks, today, widgets
+from app.services import configuration, mood, streaks, today, widgets
 from app.services.progress import user_zone
 from app.web.acting import acting_user, signed_in
 from app.web.navigation import BY_SLUG
@@ -232,6 +232,7 @@ WIDGETS = {
     "betterArea": (("routines", "goals", "categories"), lambda user: _area(user, best=True)),
     "worstArea": (("routines", "goals", "categories"), lambda user: _area(user, best=False)),
     "fastTips": ((), _fast_tips),
+    "moodWeek": (("mood",), lambda user: {"days": mood.week(user)}),
 }
 
 

@@ -21,7 +21,7 @@ from app.models import (
     Task,
     User,
 )
-from app.services import streaks
+from app.services import mood, streaks
 from tests.conftest import sign_in, standalone_app
 
 
@@ -125,3 +125,9 @@ def test_demo_pages_render(demo_app, page, shows):
     response = client.get(page)
     assert response.status_code == 200
     assert shows in response.data
+
+
+def test_demo_has_two_weeks_of_moods_some_written_about(demo):
+    days = mood.history(demo, 15)
+    assert len(days) == 14 and {day.level for day in days} >= {2, 3, 4, 5}
+    assert 0 < sum(day.has_text for day in days) < 14

@@ -12,6 +12,7 @@ from app.agent.tools import registry
 from app.extensions import db
 from app.models import Category, Feedback, Goal, GoalStatus, Habit, Routine, RoutineKind, Task, User
 from app.models.agent import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
+from app.models.mood import MoodEntry
 from app.services import assistant, categories, goals, habits, routines, schedules, tasks
 from tests.conftest import make_user
 
@@ -287,6 +288,18 @@ CASES = {
         lambda result, life, user: (
             [(f.kind.value, f.page) for f in rows(Feedback)] == [("FEATURE_REQUEST", "/goals")] and result["sent"]
         ),
+    ),
+    # mood
+    "logDailyMood": (
+        lambda life: {"level": 4, "note": "Slept well"},
+        lambda result, life, user: (
+            result["logged"] == {"date": date.today().isoformat(), "level": 4, "has_text": True}
+            and [(row.level, row.journal) for row in rows(MoodEntry)] == [(4, "Slept well")]
+        ),
+    ),
+    "getUserMoodHistory": (
+        lambda life: {"days": 7},
+        lambda result, life, user: result == {"days": [], "logged": 0, "of_days": 7},
     ),
 }
 
