@@ -32,7 +32,7 @@ from app.models import (
     XpDay,
     XpDecay,
 )
-from app.services import categories, goals, habits, routines, tasks, widgets
+from app.services import categories, goals, habits, ideas, routines, tasks, widgets
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
@@ -290,6 +290,11 @@ def export_assistant(user):
             for chat in chats
         ],
     }
+
+
+def export_ideas(user):
+    """Every note of the Ideas board, archived ones included."""
+    return [ideas.as_data(note) for note in ideas.every_note(user)]
 
 
 def _enum(value):
