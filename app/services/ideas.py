@@ -68,7 +68,6 @@ def create(user, text, colour=None):
     clean_colour = _colour(colour, problems)
     refuse_if(problems)
     note = QuickNote(user_id=user.id, text=clean_text, colour=clean_colour)
-    db.session.add(note)
     return _placed(user, note, lambda: db.session.add(note))
 
 
@@ -151,7 +150,6 @@ def restore(user, note_id):
     def unarchive():
         note.archived_at = None
 
-    unarchive()
     return _placed(user, note, unarchive)
 
 
@@ -212,19 +210,20 @@ def _live(user, note_id):
 
 
 def _placed(user, note, prepare):
-    """Give `note` the first free cell and commit; a cell taken meanwhile by another request
-    (the unique pair refuses it) means trying the next free one."""
+    """Give `note` the first free cell and commit; `prepare()` makes the rest of its change (adds
+    it, or takes it out of the archive) once the free cells are read. A cell taken meanwhile by
+    another request (the unique pair refuses it) means a rollback and the next free cell."""
     while True:
         cell = _first_free_cell(user)
         if cell is None:
             db.session.rollback()
             raise Conflict("IDEA_BOARD_FULL", cells=CELLS)
+        prepare()
         note.cell = cell
         try:
             db.session.commit()
         except IntegrityError:
             db.session.rollback()
-            prepare()  # the rollback undid the note's pending state: set it again
             continue
         announce(user, "ideas")
         return note
