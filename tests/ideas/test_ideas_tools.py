@@ -42,8 +42,8 @@ def test_a_colour_outside_the_palette_is_refused_as_a_message_the_model_can_act_
     outcome = run(ana, "createQuickNote", text="Paint the door", colour="gold")
     assert outcome.error_key == "INVALID_INPUT"
     assert outcome.result["details"] == {"colour": "Choose one of the board's colours."}
-    schema = registry.REGISTRY["createQuickNote"].args_model.model_json_schema()
-    assert "yellow, pink, green, blue, purple, orange (any letter case)" in schema["properties"]["colour"]["description"]
+    colour = registry.REGISTRY["createQuickNote"].args_model.model_json_schema()["properties"]["colour"]
+    assert "yellow, pink, green, blue, purple, orange (any letter case)" in colour["description"]
 
 
 def test_an_oversize_note_is_refused_by_the_tool(ana):
