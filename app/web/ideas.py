@@ -11,7 +11,7 @@ from flask_babel import lazy_gettext as _l
 from flask_login import login_required
 from werkzeug.datastructures import MultiDict
 
-from app.models.ideas import COLUMNS, PALETTE, ROWS
+from app.models.ideas import PALETTE
 from app.services import ideas
 from app.services.errors import DomainError
 from app.web.acting import acting_user
@@ -38,8 +38,6 @@ def _board_context(**extra):
     cells = ideas.cells(user)
     return {
         "cells": cells,
-        "columns": COLUMNS,
-        "rows": ROWS,
         "full": all(cells),
         "archived_count": len(ideas.archived(user)),
         "colours": _colours(),
@@ -152,7 +150,8 @@ def turn_into_task(note_id):
         flash(message, "success")
         return redirect(url_for("ideas.index"))
     link = {"href": url_for("tasks.index"), "label": _("Open your tasks")}
-    return render_template("routines/_toast.html", kind="success", title=message, link=link)
+    trigger("toast", {"message": message, "kind": "success", "link": link})
+    return "", 204
 
 
 @bp.get("/<note_id>/delete")

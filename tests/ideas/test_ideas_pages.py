@@ -2,7 +2,6 @@
 turning a note into a task, archive, restore and delete — with htmx and without JavaScript."""
 
 import json
-import re
 
 import pytest
 
@@ -135,10 +134,11 @@ def test_turning_a_note_into_a_task_toasts_a_link_to_the_tasks(app, signed_in, u
     with as_user(app, user_id) as user:
         note_id = a_note(user, "Book the dentist").id
     response = signed_in.post(f"/ideas/{note_id}/task", headers=hx(signed_in))
-    body = response.get_data(as_text=True)
-    assert response.status_code == 200
-    assert 'hx-swap-oob="beforeend:#toasts"' in body and '<a href="/tasks">' in body
-    assert {"domain:ideas", "domain:tasks"} <= set(re.findall(r"domain:\w+", response.headers["HX-Trigger"]))
+    assert response.status_code == 204
+    events = json.loads(response.headers["HX-Trigger"])
+    assert {"domain:ideas", "domain:tasks"} <= events.keys()
+    assert events["toast"]["message"] == "Task created from your note; the note is archived."
+    assert events["toast"]["link"] == {"href": "/tasks", "label": "Open your tasks"}
     assert notes_of(app, user_id) == {"Book the dentist": (None, "yellow", True)}
     assert "Book the dentist" in signed_in.get("/tasks").get_data(as_text=True)
 
