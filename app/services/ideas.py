@@ -26,34 +26,26 @@ TASK_DEFAULTS = {"importance": 2, "difficulty": 2, "one_time": True, "icon": "ch
 
 def board(user):
     """The live notes, by cell (reading order)."""
-    return db.session.scalars(
-        db.select(QuickNote).where(QuickNote.user_id == user.id, QuickNote.cell.is_not(None)).order_by(QuickNote.cell)
-    ).all()
+    return _notes(user, QuickNote.cell.is_not(None), order=(QuickNote.cell,))
 
 
 def newest_first(user):
     """The live notes, the newest first: what the assistant reads."""
-    return db.session.scalars(
-        db.select(QuickNote)
-        .where(QuickNote.user_id == user.id, QuickNote.cell.is_not(None))
-        .order_by(QuickNote.created_at.desc(), QuickNote.id)
-    ).all()
+    return _notes(user, QuickNote.cell.is_not(None), order=(QuickNote.created_at.desc(), QuickNote.id))
 
 
 def archived(user):
     """The archived notes, the most recently archived first."""
-    return db.session.scalars(
-        db.select(QuickNote)
-        .where(QuickNote.user_id == user.id, QuickNote.cell.is_(None))
-        .order_by(QuickNote.archived_at.desc(), QuickNote.id)
-    ).all()
+    return _notes(user, QuickNote.cell.is_(None), order=(QuickNote.archived_at.desc(), QuickNote.id))
 
 
 def every_note(user):
     """Every note, live and archived, oldest first: what the export writes."""
-    return db.session.scalars(
-        db.select(QuickNote).where(QuickNote.user_id == user.id).order_by(QuickNote.created_at, QuickNote.id)
-    ).all()
+    return _notes(user, order=(QuickNote.created_at, QuickNote.id))
+
+
+def _notes(user, *where, order):
+    return db.session.scalars(db.select(QuickNote).where(QuickNote.user_id == user.id, *where).order_by(*order)).all()
 
 
 def get(user, note_id):
@@ -180,7 +172,7 @@ def turn_into_task(user, note_id):
 
 
 def as_data(note):
-    """A note as data: what the export writes and the assistant reads (the latter without times)."""
+    """A note as data, as the export writes it: its place, and whether and when it was archived."""
     return {
         "id": str(note.id),
         "text": note.text,

@@ -13,6 +13,7 @@ from werkzeug.datastructures import MultiDict
 
 from app.models.ideas import PALETTE
 from app.services import ideas
+from app.services.entity_fields import UNSET
 from app.services.errors import DomainError
 from app.web.acting import acting_user
 from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, prefilled, quiet, refused, show_dialog
@@ -41,7 +42,6 @@ def _board_context(**extra):
         "full": all(cells),
         "archived_count": len(ideas.archived(user)),
         "colours": _colours(),
-        "colour_names": COLOUR_NAMES,
         "active": "ideas",
         **extra,
     }
@@ -74,9 +74,7 @@ def create():
 @login_required
 def archive_view():
     notes = ideas.archived(acting_user())
-    return render_page(
-        "ideas/archive.html", "ideas/_archived.html", notes=notes, colour_names=COLOUR_NAMES, active="ideas"
-    )
+    return render_page("ideas/archive.html", "ideas/_archived.html", notes=notes, active="ideas")
 
 
 @bp.get("/<note_id>/edit")
@@ -91,7 +89,7 @@ def edit_form(note_id):
 def edit(note_id):
     note = ideas.get(acting_user(), note_id)
     try:
-        ideas.edit(acting_user(), note.id, text=request.form.get("text"), colour=request.form.get("colour"))
+        ideas.edit(acting_user(), note.id, text=request.form.get("text"), colour=request.form.get("colour", UNSET))
     except DomainError as error:
         return refused(FORM, error, note=note, colours=_colours())
     return done("ideas.index")
