@@ -1,5 +1,5 @@
-"""The Ideas board in a real browser: a note typed in place, moved with the keyboard, turned into a
-task that is then on /tasks, and the page without sideways scrolling on a phone; and a note the
+"""The Ideas board in a real browser: a note typed in place, moved with the keyboard and by drag
+and drop, turned into a task that is then on /tasks, and the page without sideways scrolling on a phone; and a note the
 assistant adds (the wire fake calls createQuickNote) appearing on the open board without a reload."""
 
 import re
@@ -72,7 +72,11 @@ def test_a_note_typed_in_place_moves_by_keyboard_and_becomes_a_task(page, ideas_
     expect(moved).to_be_focused()
     expect(page.locator("#toasts")).to_contain_text("Note at row 2, column 2.")
 
-    moved.get_by_label("More for the note at row 2, column 2").click()
+    moved.drag_to(page.locator('.idea-cell[data-cell="8"]'))  # row 2, column 3
+    moved = page.get_by_role("article", name="Note at row 2, column 3")
+    expect(moved).to_contain_text("Renew the passport")
+
+    moved.get_by_label("More for the note at row 2, column 3").click()
     moved.get_by_role("button", name="Turn into task").click()
     toast = page.locator("#toasts .toast", has_text="Task created from your note")
     expect(toast).to_be_visible()
