@@ -278,3 +278,23 @@ def test_the_export_carries_every_note_archived_ones_included(ana):
         ("Live one", "green", False, 1),
         ("Put away", "yellow", True, None),
     ]
+
+
+def test_a_move_onto_a_cell_filled_meanwhile_is_refused_and_changes_nothing(ana, monkeypatch):
+    """The target looked free when the move read it; another request's note got there first."""
+    mover, newcomer = a_note(ana, "Mover"), a_note(ana, "Newcomer")
+    ideas.move(ana, newcomer.id, 5)
+    real_scalar = db.session.scalar
+    reads = []
+
+    def occupant_unseen(statement):
+        reads.append(statement)
+        return real_scalar(statement) if len(reads) == 1 else None  # the note is found, the occupant not …
+
+    monkeypatch.setattr(db.session, "scalar", occupant_unseen)
+    with pytest.raises(Conflict) as refused:
+        ideas.move(ana, mover.id, 5)
+    monkeypatch.setattr(db.session, "scalar", real_scalar)
+    assert refused.value.key == "IDEA_BOARD_CHANGED"
+    db.session.expire_all()
+    assert live_cells(ana) == {"Mover": 0, "Newcomer": 5}  # … and the database keeps them apart
