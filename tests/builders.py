@@ -1,11 +1,12 @@
-"""Factories every domain's tests share: a category, a habit, a task, a goal, a routine holding one."""
+"""Factories every domain's tests share: a category, a habit, a task, a goal, a routine holding one, a note."""
 
 from contextlib import contextmanager
 from datetime import date, time
 
 from app.extensions import db
 from app.models import Routine, RoutineEntry, RoutineKind, RoutineSection, User
-from app.services import categories, goals, habits, tasks
+from app.models.ideas import CELLS
+from app.services import categories, goals, habits, ideas, tasks
 
 TODAY = date(2026, 3, 11)  # a Wednesday
 
@@ -57,3 +58,13 @@ def put_in_routine(user, item, routine_name="Morning routine"):
     db.session.add_all([routine, section, entry])
     db.session.commit()
     return routine
+
+
+def a_note(user, text="Call the plumber", colour=None):
+    """A note on the Ideas board, in the first free cell."""
+    return ideas.create(user, text, colour)
+
+
+def a_full_board(user):
+    """An Ideas board with a note in every cell."""
+    return [ideas.create(user, f"Thought {cell + 1}") for cell in range(CELLS)]

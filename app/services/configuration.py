@@ -33,7 +33,7 @@ from app.models import (
     XpDecay,
 )
 from app.models.mood import MoodEntry
-from app.services import categories, goals, habits, routines, tasks, widgets
+from app.services import categories, goals, habits, ideas, routines, tasks, widgets
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
@@ -300,6 +300,11 @@ def export_mood(user):
         {"date": _iso(row.day), "level": row.level, "journal": row.journal, "updated_at": _iso(row.updated_at)}
         for row in _owned(MoodEntry, user, MoodEntry.day)
     ]
+
+
+def export_ideas(user):
+    """Every note of the Ideas board, archived ones included."""
+    return [ideas.as_data(note) for note in ideas.every_note(user)]
 
 
 def _enum(value):

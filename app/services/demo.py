@@ -25,7 +25,18 @@ from datetime import datetime, time, timedelta
 
 from app.extensions import db
 from app.models import Category, RoutineKind
-from app.services import categories, configuration, day_close, goals, habits, mood, routines, schedules, tasks
+from app.services import (
+    categories,
+    configuration,
+    day_close,
+    goals,
+    habits,
+    ideas,
+    mood,
+    routines,
+    schedules,
+    tasks,
+)
 from app.services.progress import today_for, user_zone
 from app.services.today import check, skip
 
@@ -201,6 +212,7 @@ def give_a_life(user, today=None):
         checks, skips = _live(user, first, today, random.Random(SEED))
     _complete_goal(user, made["finished_goal"], today - timedelta(days=18))
     _moods(user, today)
+    _ideas_board(user)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -451,3 +463,21 @@ def _moods(user, today):
 def _moment(user, day, clock):
     """`clock` on `day` in the user's zone: the `now` a service sees while the day is lived."""
     return datetime.combine(day, clock, tzinfo=user_zone(user))
+
+
+# text, colour; the last one was archived once it was dealt with
+IDEAS = [
+    ("Book club idea: one short novel a month, meet at the café on Fridays", "yellow"),
+    ("Try cold showers for a week and see if mornings get easier", "blue"),
+    ("Gift for Marta: the pottery class she mentioned", "pink"),
+    ("A standing desk? Measure the corner by the window first", "green"),
+    ("Quote: “Amateurs sit and wait for inspiration; the rest of us just get up and go to work.”", "purple"),
+    ("Learn three chords on the ukulele", "orange"),
+    ("Ask the landlord about the leaking tap", "yellow"),
+]
+
+
+def _ideas_board(user):
+    """A board of notes in several colours, one already archived."""
+    notes = [ideas.create(user, text, colour) for text, colour in IDEAS]
+    ideas.archive(user, notes[-1].id)

@@ -41,6 +41,12 @@ CONFIRMATIONS = {
     "routines.add_entry": _l("Added to the routine."),
     "routines.edit_entry": _l("Times saved."),
     "routines.remove_entry": _l("Removed from the routine."),
+    "ideas.create": _l("Note added to the board."),
+    "ideas.edit": _l("Note saved."),
+    "ideas.recolour": _l("Colour changed."),
+    "ideas.archive": _l("Note archived."),
+    "ideas.restore": _l("Note back on the board."),
+    "ideas.delete": _l("Note deleted."),
 }
 
 

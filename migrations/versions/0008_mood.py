@@ -1,7 +1,7 @@
 """mood: one level (1-5) per user per local day, with an optional private journal
 
 Revision ID: 0008_mood
-Revises: 0006_sessions_finite_numbers
+Revises: 0007_ideas_board
 Create Date: 2026-12-01 10:20:00
 
 The unique (user_id, day) pair is what the service's upsert resolves against, so a second save
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '0008_mood'
-down_revision = '0006_sessions_finite_numbers'
+down_revision = '0007_ideas_board'
 branch_labels = None
 depends_on = None
 

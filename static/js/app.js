@@ -59,8 +59,9 @@
     });
   });
 
-  // A write's confirmation: the server names it in an HX-Trigger "toast" event ({message, kind});
-  // it joins the #toasts live region, so screen readers hear it, and leaves by itself.
+  // A write's confirmation: the server names it in an HX-Trigger "toast" event ({message, kind}, and
+  // a `link` {href, label} to what it made elsewhere); it joins the #toasts live region, so screen
+  // readers hear it, and leaves by itself.
   document.body.addEventListener("toast", function (event) {
     var region = document.getElementById("toasts");
     var detail = event.detail || {};
@@ -72,8 +73,15 @@
     var title = document.createElement("strong");
     title.textContent = detail.message;
     toast.appendChild(title);
+    if (detail.link) {
+      var link = document.createElement("a");
+      link.href = detail.link.href;
+      link.textContent = detail.link.label;
+      toast.appendChild(link);
+      toast.classList.add("toast-lasting"); // a link needs time to be reached: it stays put, and longer
+    }
     region.appendChild(toast);
-    window.setTimeout(function () { toast.remove(); }, detail.kind === "error" ? 8000 : 5000);
+    window.setTimeout(function () { toast.remove(); }, detail.link ? 12000 : detail.kind === "error" ? 8000 : 5000);
   });
 
   // Crossing a level is celebrated on any page: the shell's #celebration region shows the card

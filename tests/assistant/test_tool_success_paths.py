@@ -10,10 +10,10 @@ import pytest
 
 from app.agent.tools import registry
 from app.extensions import db
-from app.models import Category, Feedback, Goal, GoalStatus, Habit, Routine, RoutineKind, Task, User
+from app.models import Category, Feedback, Goal, GoalStatus, Habit, QuickNote, Routine, RoutineKind, Task, User
 from app.models.agent import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
 from app.models.mood import MoodEntry
-from app.services import assistant, categories, goals, habits, routines, schedules, tasks
+from app.services import assistant, categories, goals, habits, ideas, routines, schedules, tasks
 from tests.conftest import make_user
 
 
@@ -41,7 +41,7 @@ def a_life(user):
         "health": health, "spare_category": spare_category, "run": run, "stretch": stretch,
         "dentist": dentist, "call": call, "fit": fit, "five_k": five_k, "mornings": mornings,
         "section": mornings.sections[0], "run_entry": mornings.sections[0].entries[0], "evenings": evenings,
-        "chat": assistant.create_chat(user),
+        "chat": assistant.create_chat(user), "ukulele": ideas.create(user, "Learn the ukulele", "BLUE"),
     }  # fmt: skip
 
 
@@ -282,6 +282,21 @@ CASES = {
     "openToolsets": (
         lambda life: {"toolsets": ["goals"]},
         lambda result, life, user: result["opened"] == ["goals"] and "completeUserGoal" in result["tools"],
+    ),
+    # the Ideas board
+    "createQuickNote": (
+        lambda life: {"text": "Ask Rui about the bike trip", "colour": "Pink"},
+        lambda result, life, user: (
+            [(n.text, n.colour, n.cell) for n in rows(QuickNote, text="Ask Rui about the bike trip")]
+            == [("Ask Rui about the bike trip", "pink", 1)]
+            and result["colour"] == "pink"
+        ),
+    ),
+    "getQuickNotes": (
+        lambda life: {},
+        lambda result, life, user: (
+            result["items"] == [{"id": ids(life, "ukulele"), "text": "Learn the ukulele", "colour": "blue"}]
+        ),
     ),
     "submitUserFeedback": (
         lambda life: {"kind": "FEATURE_REQUEST", "text": "A dark theme for the calendar, please."},

@@ -143,7 +143,7 @@ def _uuids_in_text(text):
 NO_IDS = {"getUserHabits", "getUserCategories", "getUserTasks", "getUserGoals", "getUserRoutines",
           "getUserSchedules", "getTodayRoutine", "getUserConfiguration", "updateUserConfiguration",
           "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory",
-          "openToolsets", "logDailyMood", "getUserMoodHistory"}  # fmt: skip
+          "openToolsets", "logDailyMood", "getUserMoodHistory", "createQuickNote", "getQuickNotes"}  # fmt: skip
 TAKING_IDS = [name for name in ALL_TOOLS if name not in NO_IDS]
 
 

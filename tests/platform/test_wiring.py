@@ -351,22 +351,23 @@ def test_the_removals_cover_every_point_of_every_built_domain_owning_data():
             ), domain.name
 
 
-HALF_WIRED_IDEAS = {
+HALF_WIRED_NOTEBOOK = {
     "a service announcing its old name": ("announced", {"quickNotes": {"ideas"}}, "quickNotes", EVENTS),
     "a template listening for its old name": ("listened", {"quickNotes": {"templates/ideas/page.html"}},
                                               "quickNotes", EVENTS),
-    "a tool of a module it does not list": ("tools", {"createQuickNote": ("ideas", "ideas")}, "ideas", TOOLS),
-    "a tool module nobody imports": ("tool_modules", {"ideas"}, "ideas", TOOLS),
-    "a blueprint nobody registers": ("blueprint_modules", {"ideas"}, "ideas", BLUEPRINTS),
-    "a model module nobody imports": ("model_modules", {"ideas"}, "ideas", MODELS),
-    "a route argument the sweep has no source for": ("route_arguments", {("ideas.edit", "note_id")}, "ideas", SWEEP),
-    "a refusal key with no message": ("raised", {"NOTE_NOT_FOUND": {"ideas"}}, "ideas", MESSAGES),
+    "a tool of a module it does not list": ("tools", {"listStudyTopics": ("notebook", "notebook")}, "notebook", TOOLS),
+    "a tool module nobody imports": ("tool_modules", {"notebook"}, "notebook", TOOLS),
+    "a blueprint nobody registers": ("blueprint_modules", {"notebook"}, "notebook", BLUEPRINTS),
+    "a model module nobody imports": ("model_modules", {"notebook"}, "notebook", MODELS),
+    "a route argument the sweep has no source for": ("route_arguments", {("notebook.page", "page_id")}, "notebook",
+                                                     SWEEP),
+    "a refusal key with no message": ("raised", {"STUDY_PAGE_NOT_FOUND": {"notebook"}}, "notebook", MESSAGES),
 }  # fmt: skip
 
 
-@pytest.mark.parametrize(("fact", "added", "name", "point"), HALF_WIRED_IDEAS.values(), ids=HALF_WIRED_IDEAS)
+@pytest.mark.parametrize(("fact", "added", "name", "point"), HALF_WIRED_NOTEBOOK.values(), ids=HALF_WIRED_NOTEBOOK)
 def test_code_of_a_domain_its_declaration_does_not_name_is_reported(facts, fact, added, name, point):
-    """The Ideas board's code landing while its declaration still says "not built yet"."""
+    """The notebook's code landing while its declaration still says "not built yet"."""
     current = getattr(facts, fact)
     grown = {**current, **added} if isinstance(current, dict) else current | added
     found = complaints(domains.DOMAINS, dataclasses.replace(facts, **{fact: grown}))
