@@ -46,7 +46,7 @@ def create_app(config_name=None, **overrides):
     from app.web import i18n, sessions
 
     babel.init_app(app, locale_selector=i18n.select_locale, timezone_selector=i18n.select_timezone)
-    i18n.install_template_translations(app)
+    i18n.install_template_i18n(app)
     sessions.init_app(app, login_manager)
 
     from app import cli, web

@@ -15,7 +15,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-from flask import request
+from flask import has_request_context, request, url_for
 from flask_compress import Compress
 from werkzeug.security import safe_join
 
@@ -29,6 +29,8 @@ COMPRESSED = [
     "application/json",
     "image/svg+xml",
 ]  # not text/event-stream: a compressor holds events back until its buffer fills
+
+SPRITE = "vendor/feather-sprite-4.29.2.svg"  # the line icons (templates/_partials/icons.html)
 
 compress = Compress()
 
@@ -53,6 +55,16 @@ def init_app(app):
             version = current_version(values.get("filename", ""))
             if version:
                 values["v"] = version
+
+    @app.template_global()
+    def sprite_href():
+        """The icon sprite's URL, built once per request: a heavy page draws ~150 icons."""
+        if not has_request_context():
+            return url_for("static", filename=SPRITE)
+        href = request.environ.get("beyou.sprite_href")
+        if href is None:
+            href = request.environ["beyou.sprite_href"] = url_for("static", filename=SPRITE)
+        return href
 
     @app.after_request
     def cache_fingerprinted(response):

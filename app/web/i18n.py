@@ -4,17 +4,25 @@ Outside a request (the CLI, a background turn) the caller chooses with force_loc
 the default is English.
 """
 
+from datetime import date
+from functools import lru_cache
+
 import flask_babel
 from flask import current_app, has_request_context, request
 
 from app.web.acting import acting_user, signed_in
 
 
-def install_template_translations(app):
-    """Templates translate through `catalogue()`: Flask-Babel's own callables find the request's
-    catalogue anew at every string (its domain, its locale, the locale's name: ~14 µs), and a
-    heavy page translates a few hundred strings. The locale is still read at every string, so
-    `force_locale` and a signed-in user's language apply exactly as before."""
+def install_template_i18n(app):
+    """Templates translate and format dates through what the locale already has.
+
+    Flask-Babel's callables find the request's catalogue anew at every string (its domain, its
+    locale, the locale's name: ~14 µs), and a heavy page translates a few hundred strings; here
+    each locale's catalogue is kept per app. A calendar day formatted for a locale is the same
+    text for every user and every request, so `dateformat` remembers the last few thousand (the
+    dashboard's heatmap and strip format 140 days, the same days on every visit). The locale is
+    read at every string and every date, so `force_locale` and each user's language hold.
+    """
     catalogues = {}  # locale -> Flask-Babel's translations for it (the app has one domain)
 
     def catalogue():
@@ -33,6 +41,17 @@ def install_template_translations(app):
         npgettext=lambda context, singular, plural, n: catalogue().unpgettext(context, singular, plural, n),
         newstyle=True,
     )
+
+    @lru_cache(maxsize=4096)
+    def formatted_day(locale, day, format):  # `locale` is the current one: it keys the text
+        return flask_babel.format_date(day, format)
+
+    def dateformat(value=None, format=None, rebase=True):
+        if type(value) is date:  # a calendar day: no time zone to apply, only the locale
+            return formatted_day(flask_babel.get_locale(), value, format)
+        return flask_babel.format_date(value, format, rebase)
+
+    app.jinja_env.filters["dateformat"] = dateformat
 
 
 def select_locale():

@@ -1,6 +1,9 @@
 """Templates translate through the app's own callables (app.web.i18n), which keep each locale's
-catalogue instead of finding it anew at every string: the language must still follow the
-locale of the moment, string by string, within one request."""
+catalogue instead of finding it anew at every string, and remember the calendar days they
+formatted: the language must still follow the locale of the moment, string by string and date
+by date, within one request."""
+
+from datetime import date
 
 from flask_babel import force_locale
 
@@ -31,3 +34,14 @@ def test_a_request_in_portuguese_renders_portuguese_after_an_english_one(app):
 def test_outside_a_request_templates_speak_english(app):
     with app.app_context():
         assert app.jinja_env.from_string("{{ _('Skip') }}").render() == "Skip"
+
+
+def test_a_remembered_day_is_formatted_in_the_locale_of_the_moment(app):
+    template = app.jinja_env.from_string("{{ day|dateformat('medium') }}")
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        english = template.render(day=date(2026, 11, 3))
+        with force_locale("pt"):
+            portuguese = template.render(day=date(2026, 11, 3))
+        again = template.render(day=date(2026, 11, 3))
+    assert english == again == "Nov 3, 2026"
+    assert portuguese == "3 de nov. de 2026"

@@ -47,7 +47,7 @@ TOOLSETS = {
 
 
 def area_of(page):
-    """The navigation area a page path belongs to ("/habits/3/edit" → habits, "/soon/mood" → mood)."""
+    """The navigation area a page path belongs to ("/habits/3/edit" → habits, "/soon/notebook" → notebook)."""
     parts = (page or "").split("?", 1)[0].strip("/").split("/")
     slug = parts[1] if parts[0] == "soon" and len(parts) > 1 else parts[0]
     return slug or None
