@@ -27,7 +27,11 @@ def page_paths(app):
         return [(area.slug, area.url) for area in AREAS] + [("no page", "")]
 
 
-def test_from_every_page_every_tool_is_sent_first_or_one_open_toolsets_call_later(ana, fake, agent_app):
+def test_from_every_page_every_tool_is_sent_first_or_one_open_toolsets_call_later(fake, make_agent_app):
+    # One round per toolset to open, plus the answer: more than a real turn needs, which opens several at once.
+    agent_app = make_agent_app(AGENT_MAX_ROUNDS=len(toolsets.OFFERED) + 1)
+    make_user(agent_app)
+    ana = AgentClient(agent_app)
     for slug, page in page_paths(agent_app):
         fake.reset()
         on_the_page = toolsets.page_toolsets(page)
