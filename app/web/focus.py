@@ -45,7 +45,7 @@ def add(entry_id):
         _step, steps = focus.add(acting_user(), entry_id, request.form.get("text"))
     except DomainError as error:
         return _refused(entry_id, error)
-    return _changed(steps, _("Step added"), focus_after="text")
+    return _changed(steps, _("Step added"), focus_after="text", form_oob=True)
 
 
 @bp.post("/steps/<micro_task_id>/check")
@@ -127,17 +127,19 @@ def _entry_context(steps, **extra):
         "error": None,
         "toast": None,
         "focus_after": None,
+        "form_oob": False,
         "active": None,
         **extra,
     }
 
 
-def _changed(steps, title, subtitle=None, focus_after=None):
-    """The list repainted with a toast; `focus_after` names the element the keyboard goes back to."""
+def _changed(steps, title, subtitle=None, focus_after=None, form_oob=False):
+    """The list repainted with a toast; `focus_after` names the element the keyboard goes back
+    to, and `form_oob` sends the add form back empty."""
     if not is_htmx():
         return redirect(url_for("focus.entry", entry_id=steps.entry.id))
     toast = {"kind": "success", "title": title, "subtitle": subtitle}
-    return render_template(STEPS, **_entry_context(steps, toast=toast, focus_after=focus_after))
+    return render_template(STEPS, **_entry_context(steps, toast=toast, focus_after=focus_after, form_oob=form_oob))
 
 
 def _or_toast(action):
@@ -156,6 +158,7 @@ def _refused(entry_id, error):
     if error.key in ("ENTRY_NOT_FOUND", "FOCUS_ENTRY_NOT_TODAY"):
         raise error
     steps = focus.list_steps(acting_user(), entry_id)
-    refusal = {"form": echoed_form(), "fields": error.field_messages, "error": error, "focus_after": "text"}
+    refusal = {"form": echoed_form(), "fields": error.field_messages, "error": error, "focus_after": "text",
+               "form_oob": True}  # fmt: skip
     template = STEPS if is_htmx() else "focus/entry.html"
     return render_template(template, **_entry_context(steps, **refusal)), error.status

@@ -226,10 +226,24 @@
     }
   });
 
+  // An answer to a change already brings the list; the refresh its own "domain:focus" would start
+  // (meant for changes made elsewhere: the assistant, another tab) is skipped once.
+  var answered = false;
+  document.addEventListener("htmx:beforeOnLoad", function (event) {
+    var target = event.detail.target;
+    if (target && target.id === "focus-step-list" && event.detail.requestConfig.verb !== "get") answered = true;
+  });
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (answered && event.detail.elt.id === "focus-step-list" && event.detail.requestConfig.verb === "get") {
+      answered = false;
+      event.preventDefault();
+    }
+  });
+
   // After the list is repainted, the keyboard goes back where it was (or where the answer says).
   var focusedId = null;
   document.addEventListener("htmx:beforeSwap", function (event) {
-    if (event.detail.target && event.detail.target.id === "focus-steps") {
+    if (event.detail.target && event.detail.target.id === "focus-step-list") {
       focusedId = document.activeElement && document.activeElement.id;
     }
   });
@@ -246,6 +260,7 @@
     }
     if (target && document.activeElement !== target) target.focus();
     focusedId = null;
+    answered = false;
   });
 
   // Start ------------------------------------------------------------------------------------------
