@@ -85,6 +85,11 @@ def test_a_focus_session_from_today_s_card(browser, focus_server):
     expect(steps.get_by_role("button", name="Mark Draft not done")).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_test_id("steps-count")).to_have_text("1 of 2")
 
+    outline = steps.get_by_test_id("step").filter(has_text="Outline")
+    outline.locator(".step-handle").drag_to(steps.get_by_test_id("step").first, target_position={"x": 5, "y": 2})
+    expect(steps.get_by_test_id("step").first).to_contain_text("Outline")
+    expect(page.locator("#toasts")).to_contain_text("Steps reordered")
+
     timer = page.locator("[data-focus-timer]")
     expect(page.get_by_test_id("timer-clock")).to_have_text("01:00")
     page.get_by_test_id("timer-toggle").click()
