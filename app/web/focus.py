@@ -2,12 +2,12 @@
 and its steps. Every change answers with the steps list repainted and a toast; the timer's
 script reports each completed cycle here, and a retry of the same cycle is answered the same."""
 
-from flask import Blueprint, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import login_required
 
 from app.services import focus
-from app.services.errors import DomainError
+from app.services.errors import DomainError, Invalid
 from app.web.acting import acting_user
 from app.web.forms import echoed_form
 from app.web.rendering import is_htmx, render_page
@@ -26,8 +26,13 @@ def index():
 @bp.get("/<entry_id>")
 @login_required
 def entry(entry_id):
-    """The entry, its timer and its steps. Opening it adds the pinned steps missing today."""
-    steps = focus.list_steps(acting_user(), entry_id)
+    """The entry, its timer and its steps. Opening it adds the pinned steps missing today. An
+    entry of another day (an old link, a page left open past midnight) leads to today's view."""
+    try:
+        steps = focus.list_steps(acting_user(), entry_id)
+    except Invalid as error:
+        flash(error.message, "info")
+        return redirect(url_for("focus.index"))
     return render_template("focus/entry.html", **_entry_context(steps))
 
 

@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from app.extensions import db
-from app.models import MicroTask, TimerCycle, User
+from app.models import MicroTask, TimerCycle
 from app.services import focus, routines, schedules
 from app.services.progress import today_for
 from tests.builders import a_habit, a_task, an_everyday_routine, as_user
@@ -119,13 +119,14 @@ def test_the_day_view_lists_today_s_entries(signed_in, entry_id):
     assert "Write" in day and "Tidy desk" in day and f"/focus/{entry_id}" in day
 
 
-def test_an_entry_of_another_day_is_refused(app, signed_in, user_id):
+def test_an_entry_of_another_day_leads_to_today_s_view(app, signed_in, user_id):
     with as_user(app, user_id) as ana:
         routine = routines.create_list(ana, "Weekend", entries=[{"habit_id": a_habit(ana, "Swim").id}])
         schedules.set_days(ana, routine.id, [day for day in range(7) if day != today_for(ana).weekday()])
         other = str(routine.entries[0].id)
-    refused = signed_in.get(f"/focus/{other}")
-    assert refused.status_code == 422 and "not in today&#39;s routine" in text(refused)
+    refused = signed_in.get(f"/focus/{other}", follow_redirects=True)
+    assert refused.request.path == "/focus" and "not in today&#39;s routine" in text(refused)
+    assert post(signed_in, f"/focus/{other}/steps", {"text": "Warm up"}).status_code == 422
 
 
 def test_the_timer_lengths_are_set_on_the_configuration_page(app, signed_in, user_id):
@@ -145,6 +146,4 @@ def test_bruno_cannot_see_ana_s_focus(app, signed_in, other_signed_in, entry_id,
     outline = step_id(app, user_id, "Outline")
     assert other_signed_in.get(f"/focus/{entry_id}").status_code == 404
     assert post(other_signed_in, f"/focus/steps/{outline}/check").status_code == 404
-    with as_user(app, user_id):
-        assert db.session.get(User, user_id).focus_work_minutes == 25
     assert steps_of(app, user_id) == [("Outline", False)]
