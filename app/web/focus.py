@@ -40,7 +40,7 @@ def entry(entry_id):
 @login_required
 def steps(entry_id):
     """The steps list alone: it refreshes itself when Focus mode changes (the assistant, a tab)."""
-    return render_template(STEPS, **_entry_context(focus.list_steps(acting_user(), entry_id)))
+    return render_template(STEPS, **_list_context(focus.list_steps(acting_user(), entry_id)))
 
 
 @bp.post("/<entry_id>/steps")
@@ -120,22 +120,18 @@ def record_cycle(entry_id):
     return jsonify(recorded=created, cycle_id=str(cycle.cycle_id), cycles=counted.cycles if counted else 0)
 
 
+def _list_context(steps, **extra):
+    """What the steps list and the add form show."""
+    context = {"steps": steps, "form": {}, "fields": {}, "error": None, "toast": None, "focus_after": None,
+               "form_oob": False}  # fmt: skip
+    return {**context, **extra}
+
+
 def _entry_context(steps, **extra):
+    """The whole page: the list, the entry as today's view shows it, and the timer's lengths."""
     user = acting_user()
-    view = focus.day_view(user)
-    return {
-        "steps": steps,
-        "entry": view.entry(steps.entry.id),
-        "timer": focus.timer(user),
-        "form": {},
-        "fields": {},
-        "error": None,
-        "toast": None,
-        "focus_after": None,
-        "form_oob": False,
-        "active": None,
-        **extra,
-    }
+    entry_view = focus.day_view(user).entry(steps.entry.id)
+    return _list_context(steps, entry=entry_view, timer=focus.timer(user), active=None, **extra)
 
 
 def _changed(steps, title, subtitle=None, focus_after=None, form_oob=False):
@@ -144,7 +140,7 @@ def _changed(steps, title, subtitle=None, focus_after=None, form_oob=False):
     if not is_htmx():
         return redirect(url_for("focus.entry", entry_id=steps.entry.id))
     toast = {"kind": "success", "title": title, "subtitle": subtitle}
-    return render_template(STEPS, **_entry_context(steps, toast=toast, focus_after=focus_after, form_oob=form_oob))
+    return render_template(STEPS, **_list_context(steps, toast=toast, focus_after=focus_after, form_oob=form_oob))
 
 
 def _or_toast(action):
@@ -165,5 +161,6 @@ def _refused(entry_id, error):
     steps = focus.list_steps(acting_user(), entry_id)
     refusal = {"form": echoed_form(), "fields": error.field_messages, "error": error, "focus_after": "text",
                "form_oob": True}  # fmt: skip
-    template = STEPS if is_htmx() else "focus/entry.html"
-    return render_template(template, **_entry_context(steps, **refusal)), error.status
+    if is_htmx():
+        return render_template(STEPS, **_list_context(steps, **refusal)), error.status
+    return render_template("focus/entry.html", **_entry_context(steps, **refusal)), error.status

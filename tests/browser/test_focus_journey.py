@@ -93,9 +93,9 @@ def test_a_focus_session_from_today_s_card(browser, focus_server):
     timer = page.locator("[data-focus-timer]")
     expect(page.get_by_test_id("timer-clock")).to_have_text("01:00")
     page.get_by_test_id("timer-toggle").click()
-    expect(timer.locator("[data-timer-said]")).to_have_text("Focus started: 1 minutes.")
+    expect(timer.locator("[data-timer-said]")).to_have_text("Focus started: 1 minute.")
     page.clock.run_for(61_000)
-    expect(timer.locator("[data-timer-said]")).to_have_text("Focus cycle complete. Break: 1 minutes.")
+    expect(timer.locator("[data-timer-said]")).to_have_text("Focus cycle complete. Break: 1 minute.")
     expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
 
     page.get_by_role("link", name="Focus mode").click()
