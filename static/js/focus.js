@@ -231,7 +231,8 @@
   var answered = false;
   document.addEventListener("htmx:beforeOnLoad", function (event) {
     var target = event.detail.target;
-    if (target && target.id === "focus-step-list" && event.detail.requestConfig.verb !== "get") answered = true;
+    if (!target || target.id !== "focus-step-list" || event.detail.requestConfig.verb === "get") return;
+    answered = (event.detail.xhr.getResponseHeader("HX-Trigger") || "").indexOf("domain:focus") !== -1;
   });
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (answered && event.detail.elt.id === "focus-step-list" && event.detail.requestConfig.verb === "get") {

@@ -76,6 +76,7 @@ def test_a_focus_session_from_today_s_card(browser, focus_server):
     steps.get_by_role("button", name="Pin Outline: keep it every day").click()
     expect(steps.get_by_role("button", name="Pin Outline: keep it every day")).to_have_attribute("aria-pressed", "true")
     expect(page.locator("#toasts")).to_contain_text("Pinned: it comes back every day")
+    expect(steps.get_by_role("button", name="Pin Outline: keep it every day")).to_be_focused()  # the keyboard stays
 
     steps.get_by_role("button", name="Mark Draft done").focus()
     page.keyboard.press("Alt+ArrowUp")
