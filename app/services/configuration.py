@@ -148,9 +148,8 @@ def _flag(value, _problems, _field):
 
 def _minutes(bounds, key):
     def check(value, problems, field):
-        text = str(value if value is not None else "").strip()
-        number = int(text) if text.isascii() and text.isdigit() and len(text) <= 4 else None
-        if number is None or isinstance(value, bool) or not bounds[0] <= number <= bounds[1]:
+        number = focus.minutes_from(value)
+        if number is None or not bounds[0] <= number <= bounds[1]:
             problems[field] = key
         return number
 

@@ -266,7 +266,7 @@ def record_cycle(user, entry_id, cycle_id, kind, minutes, now=None):
     if chosen is None:
         problems["kind"] = "TIMER_CYCLE_INVALID"
     low, high = WORK_MINUTES if chosen != CycleKind.BREAK else BREAK_MINUTES
-    length = _whole_number(minutes)
+    length = minutes_from(minutes)
     if length is None or not low <= length <= high:
         problems["minutes"] = "TIMER_CYCLE_INVALID"
     if problems:
@@ -291,7 +291,8 @@ def _cycle(user, cycle_uuid):
     )
 
 
-def _whole_number(value):
+def minutes_from(value):
+    """A whole number of minutes typed or sent ("25", 25), or None for anything else ("2.5", "²", True)."""
     text = str(value if value is not None else "").strip()
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 4 else None
 
