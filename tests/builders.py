@@ -68,3 +68,16 @@ def a_note(user, text="Call the plumber", colour=None):
 def a_full_board(user):
     """An Ideas board with a note in every cell."""
     return [ideas.create(user, f"Thought {cell + 1}") for cell in range(CELLS)]
+
+
+def an_everyday_routine(user, *items, name="Every day"):
+    """A timed routine holding the habits and tasks `items` (one entry each), scheduled on every
+    weekday, so each entry is one of today's; returns its entries in order."""
+    from app.services import routines, schedules
+
+    entries = [{"habit_id": item.id} if isinstance(item, habits.Habit) else {"task_id": item.id} for item in items]
+    routine = routines.create_timed(
+        user, name, "sun", [{"name": "All day", "starts_at": "00:00", "ends_at": "23:59", "entries": entries}]
+    )
+    schedules.set_days(user, routine.id, list(range(7)))
+    return list(routine.sections[0].entries)

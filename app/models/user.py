@@ -45,6 +45,9 @@ class User(UserMixin, HasXp, HasStreak, db.Model):
     )
     xp_decay: Mapped[XpDecay] = mapped_column(Enum(XpDecay, native_enum=False, length=16), default=XpDecay.GRADUAL)
     widgets: Mapped[list] = mapped_column(JSON, default=list)  # dashboard widget ids, in order
+    # Focus mode's timer: the lengths of a work period and of the break after it.
+    focus_work_minutes: Mapped[int] = mapped_column(Integer, default=25, server_default="25")
+    focus_break_minutes: Mapped[int] = mapped_column(Integer, default=5, server_default="5")
     tutorial_done: Mapped[bool] = mapped_column(Boolean, default=False)
     max_constance: Mapped[int] = mapped_column(Integer, default=0)
     # The assistant's global memory note about this person (≤ 2000), written whole by its tool.

@@ -25,15 +25,18 @@ from app.models import (
     Feedback,
     Goal,
     Habit,
+    MicroTask,
+    PinnedStep,
     Routine,
     ScheduleDay,
     Task,
+    TimerCycle,
     User,
     XpDay,
     XpDecay,
 )
 from app.models.mood import MoodEntry
-from app.services import categories, goals, habits, ideas, routines, tasks, widgets
+from app.services import categories, focus, goals, habits, ideas, routines, tasks, widgets
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
@@ -52,6 +55,8 @@ SETTINGS = (
     "xp_decay",
     "widgets",
     "tutorial_done",
+    "focus_work_minutes",
+    "focus_break_minutes",
 )
 
 
@@ -79,6 +84,8 @@ def settings(user):
         "xp_decay": str(user.xp_decay),
         "widgets": list(user.widgets or []),
         "tutorial_done": bool(user.tutorial_done),
+        "focus_work_minutes": user.focus_work_minutes,
+        "focus_break_minutes": user.focus_break_minutes,
         "xp": user.xp or 0.0,
         "level": user.level,
         "next_level_xp": user.next_level_xp,
@@ -91,7 +98,7 @@ def update(user, **changes):
     Refuses the whole change, with one key per bad field, when any value is invalid: a name of
     2–256 characters, phrase and author ≤ 256, theme light|dark|system, language en|pt, an IANA
     time zone, constance mode ANY|COMPLETE, XP decay GRADUAL|FLAT|TIME_WINDOW, widgets as an
-    ordered list of known ids without repeats.
+    ordered list of known ids without repeats, Focus mode's work 1–120 and break 1–60 minutes.
     """
     problems, values = {}, {}
     for name, value in changes.items():
@@ -140,6 +147,16 @@ def _flag(value, _problems, _field):
     return bool(value)
 
 
+def _minutes(bounds, key):
+    def check(value, problems, field):
+        number = focus.minutes_from(value)
+        if number is None or not bounds[0] <= number <= bounds[1]:
+            problems[field] = key
+        return number
+
+    return check
+
+
 _CHECKS = {
     "name": lambda value, problems, field: clean_name(value, problems, field),
     "phrase": clean_note,
@@ -151,6 +168,8 @@ _CHECKS = {
     "xp_decay": _choice(tuple(XpDecay), "XP_DECAY_INVALID"),
     "widgets": _widgets,
     "tutorial_done": _flag,
+    "focus_work_minutes": _minutes(focus.WORK_MINUTES, "FOCUS_WORK_MINUTES_INVALID"),
+    "focus_break_minutes": _minutes(focus.BREAK_MINUTES, "FOCUS_BREAK_MINUTES_INVALID"),
 }
 
 
@@ -263,6 +282,39 @@ def export_entry_checks(user):
         }
         for row in _owned(EntryCheck, user, EntryCheck.day, EntryCheck.section_position, EntryCheck.position)
     ]
+
+
+def export_focus(user):
+    """Focus mode: each day's steps of each routine entry, the names pinned to entries, and the
+    timer cycles completed (a cycle whose entry was deleted keeps its day, kind and minutes)."""
+    return {
+        "micro_tasks": [
+            {
+                "id": str(row.id),
+                "entry_id": str(row.entry_id),
+                "day": _iso(row.day),
+                "text": row.text,
+                "done": row.done,
+                "position": row.position,
+            }
+            for row in _owned(MicroTask, user, MicroTask.day, MicroTask.entry_id, MicroTask.position)
+        ],
+        "pinned_steps": [
+            {"entry_id": str(row.entry_id), "name": row.name, "pinned_at": _iso(row.created_at)}
+            for row in _owned(PinnedStep, user, PinnedStep.entry_id, PinnedStep.created_at)
+        ],
+        "timer_cycles": [
+            {
+                "cycle_id": str(row.cycle_id),
+                "entry_id": str(row.entry_id) if row.entry_id else None,
+                "day": _iso(row.day),
+                "kind": str(row.kind),
+                "minutes": row.minutes,
+                "completed_at": _iso(row.completed_at),
+            }
+            for row in _owned(TimerCycle, user, TimerCycle.completed_at)
+        ],
+    }
 
 
 def export_assistant(user):

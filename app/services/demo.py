@@ -29,6 +29,7 @@ from app.services import (
     categories,
     configuration,
     day_close,
+    focus,
     goals,
     habits,
     ideas,
@@ -175,6 +176,20 @@ TIMED_ROUTINES = [
 # Unscheduled: every weekday already has its routine; the errands list is opened when needed.
 LIST_ROUTINE = ("Errands", "check-square", ["Book the dentist", "Grocery run", "Laundry"])
 
+# Focus mode's steps on today's entries: item name -> [(step, pinned, done)]. Pinned steps come back
+# every day; timer cycles are left out, since only a timer that really ran records one.
+FOCUS_STEPS = {
+    "Morning stretch": [("Neck and shoulders", True, True), ("Hamstrings", True, False)],
+    "Deep work block": [
+        ("Close chat and email", True, True),
+        ("Outline the next section", False, True),
+        ("Write 500 words", False, False),
+        ("Review and save", True, False),
+    ],
+    "Grocery run": [("Check the fridge", True, False), ("Write the list", True, False), ("Bring bags", False, False)],
+    "Weekly review": [("Empty the inbox", True, False), ("Pick next week's three big things", True, False)],
+}
+
 # Days (counted back from today) with a story: a cold (skips, which never break a streak) and
 # one lost day (nothing done at all: the constance breaks there and starts again).
 SICK_DAYS = {41, 40, 39}
@@ -213,6 +228,7 @@ def give_a_life(user, today=None):
     _complete_goal(user, made["finished_goal"], today - timedelta(days=18))
     _moods(user, today)
     _ideas_board(user)
+    _focus_steps(user, today)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -423,6 +439,19 @@ def _live(user, first, today, dice):
             day_close.close_user(user, now=_moment(user, day + timedelta(days=1), time(0, 30)))
         day += timedelta(days=1)
     return checks, skips
+
+
+def _focus_steps(user, today):
+    """Steps, some pinned and some done, on the entries of today's routine that FOCUS_STEPS names."""
+    routine = schedules.routine_on(user, today)
+    now = _moment(user, today, time(6))
+    for entry in _in_order(routine) if routine is not None else []:
+        for text, pinned, done in FOCUS_STEPS.get(entry.item.name, ()):
+            step, _steps = focus.add(user, entry.id, text, now=now)
+            if pinned:
+                focus.pin(user, step.id, now=now)
+            if done:
+                focus.check(user, step.id, done=True, now=now)
 
 
 def _in_order(routine):

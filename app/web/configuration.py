@@ -18,7 +18,15 @@ bp = Blueprint("configuration", __name__, url_prefix="/configuration")
 SECTIONS = {
     "profile": ("name", "phrase", "phrase_author"),
     "appearance": ("theme",),
-    "preferences": ("language", "timezone", "constance_mode", "xp_decay", "tutorial_done"),
+    "preferences": (
+        "language",
+        "timezone",
+        "constance_mode",
+        "xp_decay",
+        "tutorial_done",
+        "focus_work_minutes",
+        "focus_break_minutes",
+    ),
 }
 # Changing these re-renders the whole page (the theme sits on <html>; the language is everywhere).
 NEEDS_RELOAD = ("theme", "language")

@@ -10,10 +10,23 @@ import pytest
 
 from app.agent.tools import registry
 from app.extensions import db
-from app.models import Category, Feedback, Goal, GoalStatus, Habit, QuickNote, Routine, RoutineKind, Task, User
+from app.models import (
+    Category,
+    Feedback,
+    Goal,
+    GoalStatus,
+    Habit,
+    MicroTask,
+    PinnedStep,
+    QuickNote,
+    Routine,
+    RoutineKind,
+    Task,
+    User,
+)
 from app.models.agent import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
 from app.models.mood import MoodEntry
-from app.services import assistant, categories, goals, habits, ideas, routines, schedules, tasks
+from app.services import assistant, categories, focus, goals, habits, ideas, routines, schedules, tasks
 from tests.conftest import make_user
 
 
@@ -37,11 +50,14 @@ def a_life(user):
     )  # fmt: skip
     schedules.set_days(user, mornings.id, list(range(7)))
     evenings = routines.create_list(user, "Evenings", "moon", [{"task_id": dentist.id}])
+    warm_up, _steps = focus.add(user, mornings.sections[0].entries[0].id, "Warm up")
+    cool_down, _steps = focus.add(user, mornings.sections[0].entries[0].id, "Cool down")
     return {
         "health": health, "spare_category": spare_category, "run": run, "stretch": stretch,
         "dentist": dentist, "call": call, "fit": fit, "five_k": five_k, "mornings": mornings,
         "section": mornings.sections[0], "run_entry": mornings.sections[0].entries[0], "evenings": evenings,
-        "chat": assistant.create_chat(user), "ukulele": ideas.create(user, "Learn the ukulele", "BLUE"),
+        "warm_up": warm_up, "cool_down": cool_down, "chat": assistant.create_chat(user),
+        "ukulele": ideas.create(user, "Learn the ukulele", "BLUE"),
     }  # fmt: skip
 
 
@@ -258,6 +274,40 @@ CASES = {
     "skipRoutineItem": (
         lambda life: {"entry_id": ids(life, "run_entry")},
         lambda result, life, user: result["entry"]["skipped"] and user.xp == 0,
+    ),
+    # Focus mode
+    "listMicroTasks": (
+        lambda life: {"entry_id": ids(life, "run_entry")},
+        lambda result, life, user: [step["text"] for step in result["steps"]] == ["Warm up", "Cool down"],
+    ),
+    "addMicroTask": (
+        lambda life: {"entry_id": ids(life, "run_entry"), "text": "Stretch calves"},
+        lambda result, life, user: [str(step.id) for step in rows(MicroTask, text="Stretch calves")] == [result["id"]],
+    ),
+    "checkMicroTask": (
+        lambda life: {"micro_task_id": ids(life, "warm_up")},
+        lambda result, life, user: result["done"] and rows(MicroTask, text="Warm up")[0].done,
+    ),
+    "pinMicroTask": (
+        lambda life: {"micro_task_id": ids(life, "warm_up")},
+        lambda result, life, user: result["pinned"] and [pin.name for pin in rows(PinnedStep)] == ["Warm up"],
+    ),
+    "deleteMicroTask": (
+        lambda life: {"micro_task_id": ids(life, "warm_up")},
+        lambda result, life, user: [step.text for step in rows(MicroTask)] == ["Cool down"],
+    ),
+    "reorderMicroTasks": (
+        lambda life: {
+            "entry_id": ids(life, "run_entry"),
+            "micro_task_ids": [ids(life, "cool_down"), ids(life, "warm_up")],
+        },
+        lambda result, life, user: [step["text"] for step in result["steps"]] == ["Cool down", "Warm up"],
+    ),
+    "getDayView": (
+        lambda life: {},
+        lambda result, life, user: (
+            [(e["name"], e["micro_tasks_total"]) for e in result["entries"]] == [("Run", 2), ("Book dentist", 0)]
+        ),
     ),
     # the person and the assistant
     "getUserConfiguration": (

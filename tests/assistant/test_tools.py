@@ -14,7 +14,7 @@ from app import domains
 from app.agent.tools import registry, toolsets
 from app.extensions import db
 from app.models import User
-from app.services import categories, goals, habits, routines, schedules, tasks
+from app.services import categories, focus, goals, habits, routines, schedules, tasks
 from tests.conftest import make_user
 
 ALL_TOOLS = sorted(registry.REGISTRY)
@@ -44,9 +44,10 @@ def build_a_life(user):
     )  # fmt: skip
     schedules.set_days(user, routine.id, list(range(7)))
     section = routine.sections[0]
+    micro_task, _steps = focus.add(user, section.entries[0].id, "Warm up")
     return {
         "category": category, "habit": habit, "task": task, "goal": child, "parent": parent,
-        "routine": routine, "section": section, "entry": section.entries[0],
+        "routine": routine, "section": section, "entry": section.entries[0], "micro_task": micro_task,
     }  # fmt: skip
 
 
@@ -100,6 +101,12 @@ def foreign_arguments(name, life):
         "deleteUserSchedule": {"routine": ids["routine"]},
         "checkRoutineItem": {"entry_id": ids["entry"]},
         "skipRoutineItem": {"entry_id": ids["entry"]},
+        "listMicroTasks": {"entry_id": ids["entry"]},
+        "addMicroTask": {"entry_id": ids["entry"], "text": "Taken"},
+        "reorderMicroTasks": {"entry_id": ids["entry"], "micro_task_ids": [ids["micro_task"]]},
+        "checkMicroTask": {"micro_task_id": ids["micro_task"]},
+        "pinMicroTask": {"micro_task_id": ids["micro_task"]},
+        "deleteMicroTask": {"micro_task_id": ids["micro_task"]},
     }
     return by_tool.get(name)
 
@@ -143,7 +150,8 @@ def _uuids_in_text(text):
 NO_IDS = {"getUserHabits", "getUserCategories", "getUserTasks", "getUserGoals", "getUserRoutines",
           "getUserSchedules", "getTodayRoutine", "getUserConfiguration", "updateUserConfiguration",
           "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory",
-          "openToolsets", "logDailyMood", "getUserMoodHistory", "createQuickNote", "getQuickNotes"}  # fmt: skip
+          "openToolsets", "logDailyMood", "getUserMoodHistory", "createQuickNote", "getQuickNotes",
+          "getDayView"}  # fmt: skip
 TAKING_IDS = [name for name in ALL_TOOLS if name not in NO_IDS]
 
 
@@ -156,7 +164,7 @@ class _Row:
     id = uuid.uuid4()
 
 
-LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry")
+LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry", "micro_task")
 
 
 @pytest.mark.parametrize("name", TAKING_IDS)

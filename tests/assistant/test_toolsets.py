@@ -5,6 +5,7 @@ and an opened toolset stays for the rest of the turn."""
 import pytest
 
 from app.agent.tools import registry, toolsets
+from app.domains import BY_NAME, Elsewhere
 from app.web.navigation import AREAS
 from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.fakes.script import FakeCall
@@ -103,13 +104,19 @@ def test_open_toolsets_refuses_an_unknown_toolset_with_arguments_the_model_can_f
     assert "INVALID_ARGUMENTS" in second.body["messages"][-1]["content"]
 
 
-def test_every_tool_belongs_to_a_declared_toolset_and_every_toolset_page_is_a_navigation_area():
+def test_every_tool_belongs_to_a_declared_toolset_and_every_toolset_page_is_a_navigation_area_or_its_own():
     for tool in registry.REGISTRY.values():
         assert tool.domain in toolsets.TOOLSETS, f"{tool.name}: domain {tool.domain} has no toolset"
         assert tool.core or toolsets.TOOLSETS[tool.domain].summary, f"{tool.name} could never be opened"
     slugs = {area.slug for area in AREAS}
     for toolset in toolsets.TOOLSETS.values():
-        assert set(toolset.pages) <= slugs, toolset.domain
+        reached_elsewhere = {toolset.domain} if isinstance(BY_NAME[toolset.domain].area, Elsewhere) else set()
+        assert set(toolset.pages) <= slugs | reached_elsewhere, toolset.domain
+
+
+def test_a_domain_reached_elsewhere_carries_its_tools_on_its_own_pages():
+    assert toolsets.page_toolsets("/focus/3f2c0a4e-0000-4000-8000-000000000000") == {"focus"}
+    assert toolsets.page_toolsets("/routines") == {"routines"}
 
 
 def test_open_toolsets_names_toolsets_not_tools_so_the_first_round_does_not_grow_with_the_catalogue():

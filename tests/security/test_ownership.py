@@ -14,7 +14,7 @@ import pytest
 
 from app import domains
 from app.extensions import db
-from app.services import assistant, feedback, ideas, routines, schedules
+from app.services import assistant, feedback, focus, ideas, routines, schedules
 from tests.builders import a_category, a_goal, a_habit, a_task, as_user
 
 SOURCES = {argument: table for domain in domains.DOMAINS for argument, table in domain.ids.items()}
@@ -24,7 +24,8 @@ FORM = {"name": "Taken over", "value": "5", "target_value": "1", "unit": "x", "i
 
 
 def a_whole_life(user):
-    """One row in every table a route can name: the catalogue, a scheduled routine, feedback, a note, a chat."""
+    """One row in every table a route can name: the catalogue, a scheduled routine and a step of
+    its entry, feedback, a note, a chat."""
     category = a_category(user)
     habit = a_habit(user, "Run", category=category)
     task = a_task(user, "Call mom", categories=[category.id])
@@ -35,6 +36,7 @@ def a_whole_life(user):
           "entries": [{"habit_id": habit.id, "starts_at": "07:00"}, {"task_id": task.id}]}],
     )  # fmt: skip
     schedules.set_days(user, routine.id, list(range(7)))
+    focus.add(user, routine.sections[0].entries[0].id, "Warm up")
     feedback.submit(user, "BUG", "The button is blue")
     ideas.create(user, "A thought worth keeping")
     chat = assistant.create_chat(user, "Plans")

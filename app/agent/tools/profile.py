@@ -23,6 +23,8 @@ class ConfigurationChange(BaseModel):
     widgets: list[str] | None = Field(
         None, description="Dashboard widgets in order, from: " + ", ".join(widgets.CATALOGUE)
     )
+    focus_work_minutes: int | None = Field(None, description="Focus mode's work period, 1–120 minutes.")
+    focus_break_minutes: int | None = Field(None, description="Focus mode's break, 1–60 minutes.")
 
 
 class FeedbackNew(BaseModel):
@@ -38,7 +40,7 @@ def _visible(settings):
 @tool(domain="profile", kind="read", label=_l("Read your configuration"))
 def getUserConfiguration(ctx, args):
     """The person's settings (name, phrase, theme, language, time zone, constance mode, XP decay,
-    widgets), level and XP."""
+    widgets, Focus mode's work and break minutes), level and XP."""
     return {"configuration": _visible(configuration.settings(ctx.user)), "available_widgets": list(widgets.CATALOGUE)}
 
 

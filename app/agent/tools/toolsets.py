@@ -4,7 +4,8 @@ Every round re-sends its tool specs, and a free key's tokens-per-minute quota is
 user of the app, so the tool list is cut to what the turn needs (docs/agent-tools.md):
 
 - the core tools (`@tool(core=True)`: the two memory notes and `openToolsets`), on every round;
-- the toolsets of the page the message was sent from (`Toolset.pages`, navigation area slugs);
+- the toolsets of the page the message was sent from (`Toolset.pages`, navigation area slugs, or
+  the pages of a domain reached elsewhere: /focus for Focus mode);
 - every toolset opened by a call still in the request's messages: `openToolsets(toolsets=["goals"])`, or a
   call to any tool of that toolset. The call stays in the turn's transcript, so a toolset opened
   in one round is carried by every later round of the turn (and by the next turns of the chat
@@ -34,12 +35,16 @@ class Toolset:
     pages: tuple[str, ...] = ()  # navigation areas whose turns carry it from the first round
 
 
+def _own_pages(domain):
+    """Where a domain's turns start: its navigation area, or — for a built domain reached from
+    elsewhere, like Focus mode at /focus/<entry> — its own pages, named after it."""
+    if (area := domain.navigation_area) is not None:
+        return [area.slug]
+    return [domain.name] if domain.built and domain.toolset else []
+
+
 TOOLSETS = {
-    domain.name: Toolset(
-        domain.name,
-        domain.toolset,
-        pages=(*([area.slug] if (area := domain.navigation_area) else []), *domain.toolset_also_on),
-    )
+    domain.name: Toolset(domain.name, domain.toolset, pages=(*_own_pages(domain), *domain.toolset_also_on))
     for domain in DOMAINS
     if domain.tools
 }

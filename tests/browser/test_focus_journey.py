@@ -1,0 +1,134 @@
+"""Focus mode in a real browser: opened from today's card, a step added and pinned, reordered by
+keyboard, a (one-minute) timer cycle run to its end on Playwright's clock and counted in the day
+view — at 1280 px and at 390 px, in English and in Portuguese, without console errors."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from app import create_app
+from app.extensions import db
+from app.models import User
+from app.services import accounts, configuration
+from tests.browser.conftest import serve
+from tests.builders import a_habit, a_task, an_everyday_routine
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "steps one at a time"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def focus_server(tmp_path_factory):
+    """A server of its own whose database this module fills: Rita, whose routine runs every day,
+    with a one-minute focus and a one-minute break."""
+    database = tmp_path_factory.mktemp("focus") / "focus.sqlite3"
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
+    with app.app_context():
+        db.create_all()
+        for email, language in (("rita@example.com", "en"), ("rui@example.com", "pt")):
+            user = accounts.register(
+                name="Rita", email=email, password=PASSWORD, language=language, timezone_name="Europe/Lisbon"
+            )
+            configuration.update(user, tutorial_done=True, focus_work_minutes=1, focus_break_minutes=1)
+            an_everyday_routine(db.session.get(User, user.id), a_habit(user, "Write"), a_task(user, "Tidy desk"))
+        db.session.remove()
+    with serve(app) as base_url:
+        yield base_url
+
+
+def sign_in(page, base_url, email):
+    page.goto(f"{base_url}/login")
+    page.fill("#email", email)
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/dashboard$"))
+
+
+def fits(page):
+    width = page.viewport_size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
+
+
+def test_a_focus_session_from_today_s_card(browser, focus_server):
+    context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="Europe/Lisbon")
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.clock.install()
+    sign_in(page, focus_server, "rita@example.com")
+
+    page.get_by_test_id("today-card").get_by_role("link", name="Focus on Write").click()
+    expect(page).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Write")
+
+    steps = page.get_by_test_id("focus-steps")
+    for text in ("Outline", "Draft"):
+        page.get_by_label("New step").fill(text)
+        page.get_by_label("New step").press("Enter")
+        expect(steps.get_by_test_id("step").filter(has_text=text)).to_be_visible()
+    expect(page.locator("#toasts")).to_contain_text("Step added")
+    expect(page.get_by_label("New step")).to_be_focused()
+
+    steps.get_by_role("button", name="Pin Outline: keep it every day").click()
+    expect(steps.get_by_role("button", name="Pin Outline: keep it every day")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#toasts")).to_contain_text("Pinned: it comes back every day")
+    expect(steps.get_by_role("button", name="Pin Outline: keep it every day")).to_be_focused()  # the keyboard stays
+
+    steps.get_by_role("button", name="Mark Draft done").focus()
+    page.keyboard.press("Alt+ArrowUp")
+    expect(steps.get_by_test_id("step").first).to_contain_text("Draft")
+    expect(steps.get_by_role("button", name="Move Draft down")).to_be_focused()  # "up" is disabled at the top
+    steps.get_by_role("button", name="Mark Draft done").click()
+    expect(steps.get_by_role("button", name="Mark Draft not done")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("steps-count")).to_have_text("1 of 2")
+
+    outline = steps.get_by_test_id("step").filter(has_text="Outline")
+    outline.locator(".step-handle").drag_to(steps.get_by_test_id("step").first, target_position={"x": 5, "y": 2})
+    expect(steps.get_by_test_id("step").first).to_contain_text("Outline")
+    expect(page.locator("#toasts")).to_contain_text("Steps reordered")
+
+    timer = page.locator("[data-focus-timer]")
+    expect(page.get_by_test_id("timer-clock")).to_have_text("01:00")
+    page.get_by_test_id("timer-toggle").click()
+    expect(timer.locator("[data-timer-said]")).to_have_text("Focus started: 1 minute.")
+    page.clock.run_for(61_000)
+    expect(timer.locator("[data-timer-said]")).to_have_text("Focus cycle complete. Break: 1 minute.")
+    expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+
+    page.get_by_role("link", name="Focus mode").click()
+    expect(page.get_by_test_id("focus-day-cycles")).to_contain_text("1 cycle completed")
+    write = page.get_by_test_id("focus-day-entry").filter(has_text="Write")
+    expect(write).to_contain_text("1 of 2 steps")
+    expect(write.get_by_test_id("entry-cycles")).to_have_text(re.compile(r"1 cycle"))
+
+    page.set_viewport_size(PHONE)
+    for path in ("/dashboard", "/focus", page.url):
+        page.goto(f"{focus_server}{path}" if path.startswith("/") else path)
+        fits(page)
+    page.goto(f"{focus_server}/dashboard")
+    page.get_by_test_id("today-card").get_by_role("link", name="Focus on Write").click()
+    fits(page)
+    assert errors == []
+    context.close()
+
+
+def test_focus_mode_in_portuguese_on_a_phone(browser, focus_server):
+    context = browser.new_context(viewport=PHONE, locale="pt-BR", timezone_id="Europe/Lisbon")
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    sign_in(page, focus_server, "rui@example.com")
+
+    page.get_by_test_id("today-card").get_by_role("link", name="Focar em Tidy desk").click()
+    page.get_by_label("Novo passo").fill("Limpar a mesa")
+    page.get_by_role("button", name="Adicionar").click()
+    expect(page.get_by_test_id("step")).to_contain_text("Limpar a mesa")
+    expect(page.locator("#toasts")).to_contain_text("Passo adicionado")
+    expect(page.get_by_test_id("timer-toggle")).to_contain_text("Iniciar")
+    fits(page)
+    assert errors == []
+    context.close()

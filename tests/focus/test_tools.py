@@ -1,0 +1,137 @@
+"""Focus mode's seven tools: they call the same service as the page, refuse a call without an
+entry by naming the one open in Focus mode, and none of them can write, list or delete a timer cycle."""
+
+import inspect
+import json
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+
+import app.agent.tools as tool_package
+from app.agent.tools import registry
+from app.extensions import db
+from app.models import MicroTask, PinnedStep, TimerCycle
+from app.services import focus
+from tests.builders import a_habit, an_everyday_routine
+
+APP = Path(__file__).resolve().parents[2] / "app"
+
+
+def run(user, name, focus_entry_id=None, **arguments):
+    context = registry.ToolContext(user=user, chat=None, page="/focus", focus_entry_id=focus_entry_id)
+    return registry.run(context, name, arguments)
+
+
+def test_the_tools_walk_a_focus_session(ana, entry):
+    added = run(ana, "addMicroTask", entry_id=str(entry.id), text="Outline")
+    run(ana, "addMicroTask", entry_id=str(entry.id), text="Draft")
+    outline = added.result["id"]
+    assert added.error_key is None and added.domains == ("focus",)
+
+    assert run(ana, "checkMicroTask", micro_task_id=outline).result["done"] is True
+    assert run(ana, "pinMicroTask", micro_task_id=outline).result["pinned"] is True
+    listed = run(ana, "listMicroTasks", entry_id=str(entry.id)).result
+    order = [step["id"] for step in reversed(listed["steps"])]
+    reordered = run(ana, "reorderMicroTasks", entry_id=str(entry.id), micro_task_ids=order).result
+    assert [step["text"] for step in reordered["steps"]] == ["Draft", "Outline"]
+    deleted = run(ana, "deleteMicroTask", micro_task_id=outline).result
+    assert [step["text"] for step in deleted["steps"]] == ["Draft"]
+    assert db.session.scalars(db.select(PinnedStep)).all() == [], "deleting the pinned step let its name go"
+
+    day = run(ana, "getDayView").result
+    assert day["entries"][0]["entry_id"] == str(entry.id) and day["entries"][0]["micro_tasks_total"] == 1
+
+
+def test_list_says_that_it_writes_and_announces_what_it_added(ana, entry):
+    step, _ = focus.add(ana, entry.id, "Stretch")
+    focus.pin(ana, step.id)
+    # Today's copy goes without unpinning (as on a new day): the pinned name is missing again.
+    db.session.delete(db.session.get(MicroTask, step.id))
+    db.session.commit()
+
+    listed = run(ana, "listMicroTasks", entry_id=str(entry.id))
+
+    assert "WRITES" in registry.REGISTRY["listMicroTasks"].description
+    assert [step["text"] for step in listed.result["steps"]] == ["Stretch"]
+    assert listed.domains == ("focus",)
+
+
+@pytest.mark.parametrize("name", ["listMicroTasks", "addMicroTask", "reorderMicroTasks"])
+def test_a_call_without_an_entry_is_refused_naming_the_open_one(ana, entry, name):
+    arguments = {"addMicroTask": {"text": "Outline"}, "reorderMicroTasks": {"micro_task_ids": []}}.get(name, {})
+
+    with_open = run(ana, name, focus_entry_id=entry.id, **arguments)
+    without = run(ana, name, **arguments)
+
+    assert with_open.error_key == "FOCUS_ENTRY_REQUIRED_OPEN"
+    assert "Write" in with_open.result["message"] and str(entry.id) in with_open.result["message"]
+    assert without.error_key == "FOCUS_ENTRY_REQUIRED"
+    assert db.session.scalars(db.select(MicroTask)).all() == [], "nothing was written to a guessed entry"
+
+
+def test_another_user_s_open_entry_is_not_named(ana, bruno):
+    (bruno_entry,) = an_everyday_routine(bruno, a_habit(bruno, "Paint"))
+    refused = run(ana, "addMicroTask", focus_entry_id=bruno_entry.id, text="Outline")
+    assert refused.error_key == "FOCUS_ENTRY_REQUIRED" and "Paint" not in refused.as_model_content
+
+
+# Timer cycles are out of every tool's reach ---------------------------------------------------
+
+
+def test_no_tool_schema_mentions_cycles_but_the_day_view_s_count():
+    mentioning = {
+        tool.name
+        for tool in registry.REGISTRY.values()
+        if "cycle" in (tool.description + json.dumps(tool.args_model.model_json_schema())).lower()
+        and tool.name != "openToolsets"  # it lists the toolsets' summaries, none of which writes a cycle
+    }
+    assert mentioning == {"getDayView"}
+    assert registry.REGISTRY["getDayView"].kind == "read"
+    assert registry.REGISTRY["getDayView"].args_model.model_json_schema().get("properties", {}) == {}
+
+
+def test_only_the_timer_s_route_records_a_cycle():
+    """No tool module, and no service but Focus mode's own, names the recording function or
+    builds a cycle row: a tool's code path cannot reach them."""
+    callers = {
+        path.relative_to(APP).as_posix()
+        for path in APP.rglob("*.py")
+        if re.search(r"record_cycle\(|(?<!class )TimerCycle\(", path.read_text())
+    }
+    assert callers == {"services/focus.py", "web/focus.py"}
+    for module in {inspect.getmodule(tool.handler) for tool in registry.REGISTRY.values()}:
+        source = inspect.getsource(module)
+        assert "record_cycle" not in source and "TimerCycle" not in source, module.__name__
+    assert Path(tool_package.__file__).parent == APP / "agent" / "tools"
+
+
+def test_running_every_focus_tool_never_writes_a_timer_cycle(app, ana, entry):
+    focus.record_cycle(ana, entry.id, uuid.uuid4(), "WORK", 25)
+    written = []
+
+    def watch(_connection, _cursor, statement, _parameters, _context, _many):
+        words = statement.lstrip().upper()
+        if "TIMER_CYCLES" in words and words.startswith(("INSERT", "UPDATE", "DELETE")):
+            written.append(statement)
+
+    engine = db.engine
+    event.listen(engine, "before_cursor_execute", watch)
+    try:
+        step = run(ana, "addMicroTask", entry_id=str(entry.id), text="Outline").result["id"]
+        for name, arguments in (
+            ("listMicroTasks", {"entry_id": str(entry.id)}),
+            ("checkMicroTask", {"micro_task_id": step}),
+            ("pinMicroTask", {"micro_task_id": step}),
+            ("reorderMicroTasks", {"entry_id": str(entry.id), "micro_task_ids": [step]}),
+            ("getDayView", {}),
+            ("deleteMicroTask", {"micro_task_id": step}),
+        ):
+            assert run(ana, name, **arguments).error_key is None, name
+    finally:
+        event.remove(engine, "before_cursor_execute", watch)
+    assert written == []
+    assert run(ana, "getDayView").result["completed_cycles"] == 1
+    assert db.session.scalar(db.select(db.func.count()).select_from(TimerCycle)) == 1
