@@ -114,6 +114,17 @@ def test_the_timer_s_cycle_is_recorded_once_per_cycle_id(app, signed_in, user_id
     assert "1 cycle completed" in day
 
 
+def test_no_cycle_yet_is_said_in_words_not_as_a_zero(app, signed_in, user_id, entry_id):
+    """Portuguese counts 0 as singular ("0 ciclo"), so no count is shown before the first cycle."""
+    assert "No cycle completed yet" in text(signed_in.get("/focus"))
+    assert "No cycle completed today yet" in text(signed_in.get(f"/focus/{entry_id}"))
+    with as_user(app, user_id) as ana:
+        ana.language = "pt"
+        db.session.commit()
+    assert "Nenhum ciclo concluído ainda" in text(signed_in.get("/focus"))
+    assert "0 ciclo" not in text(signed_in.get(f"/focus/{entry_id}"))
+
+
 def test_the_day_view_lists_today_s_entries(signed_in, entry_id):
     day = text(signed_in.get("/focus"))
     assert "Write" in day and "Tidy desk" in day and f"/focus/{entry_id}" in day
