@@ -3,6 +3,9 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
+# The SQLite pass runs on this many processes (each its own in-memory database); the PostgreSQL
+# pass shares one database, so it runs in one.
+TEST_WORKERS ?= 2
 export FLASK_APP := wsgi
 
 .PHONY: run test setup lint translations migrate clean
@@ -14,7 +17,7 @@ run: setup migrate
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	env -u BEYOU_TEST_DATABASE_URL -u BEYOU_TEST_REDIS_URL $(BIN)/pytest
+	env -u BEYOU_TEST_DATABASE_URL -u BEYOU_TEST_REDIS_URL $(BIN)/pytest -n $(TEST_WORKERS)
 	@if [ -n "$$BEYOU_TEST_DATABASE_URL$$BEYOU_TEST_REDIS_URL" ]; then \
 		echo "== again on PostgreSQL / Redis: $$BEYOU_TEST_DATABASE_URL $$BEYOU_TEST_REDIS_URL"; \
 		$(BIN)/pytest -m "not browser"; \
