@@ -1,6 +1,7 @@
 """Focus mode in a real browser: opened from today's card, a step added and pinned, reordered by
 keyboard, a (one-minute) timer cycle run to its end on Playwright's clock and counted in the day
-view — at 1280 px and at 390 px, in English and in Portuguese, without console errors."""
+view — at 1280 px and at 390 px, in English and in Portuguese, without console errors. A running
+timer outlives leaving the page, a reload and a second tab, and each cycle is recorded once."""
 
 import re
 
@@ -29,7 +30,7 @@ def focus_server(tmp_path_factory):
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     with app.app_context():
         db.create_all()
-        for email, language in (("rita@example.com", "en"), ("rui@example.com", "pt")):
+        for email, language in (("rita@example.com", "en"), ("rui@example.com", "pt"), ("rosa@example.com", "en")):
             user = accounts.register(
                 name="Rita", email=email, password=PASSWORD, language=language, timezone_name="Europe/Lisbon"
             )
@@ -130,5 +131,64 @@ def test_focus_mode_in_portuguese_on_a_phone(browser, focus_server):
     expect(page.locator("#toasts")).to_contain_text("Passo adicionado")
     expect(page.get_by_test_id("timer-toggle")).to_contain_text("Iniciar")
     fits(page)
+    assert errors == []
+    context.close()
+
+
+def recorded_cycles(context):
+    """The ids of the cycles the server answered as newly recorded, from every tab of `context`."""
+    recorded = []
+
+    def answered(response):
+        if re.search(r"/focus/[0-9a-f-]{36}/cycles$", response.url) and response.json()["recorded"]:
+            recorded.append(response.json()["cycle_id"])
+
+    context.on("response", answered)
+    return recorded
+
+
+def test_a_running_timer_outlives_leaving_the_page(browser, focus_server):
+    context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="Europe/Lisbon")
+    recorded = recorded_cycles(context)
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.clock.install()
+    sign_in(page, focus_server, "rosa@example.com")
+    page.get_by_test_id("today-card").get_by_role("link", name="Focus on Write").click()
+    expect(page).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    entry_url = page.url
+    timer = page.locator("[data-focus-timer]")
+    clock, said = page.get_by_test_id("timer-clock"), timer.locator("[data-timer-said]")
+
+    page.get_by_test_id("timer-toggle").click()
+    page.clock.run_for(20_000)
+    expect(clock).to_have_text("00:40")
+
+    page.goto(f"{focus_server}/dashboard")  # a glance at the dashboard
+    page.clock.run_for(15_000)
+    page.goto(entry_url)
+    expect(clock).to_have_text("00:25")
+    expect(said).to_have_text("Timer resumed.")
+    expect(page.get_by_test_id("timer-toggle")).to_contain_text("Pause")
+    page.clock.run_for(5_000)
+    expect(clock).to_have_text("00:20")  # still running
+
+    page.goto(f"{focus_server}/dashboard")  # away past the focus's end: the break has begun meanwhile
+    page.clock.run_for(35_000)
+    page.goto(entry_url)
+    expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    expect(timer.locator("[data-timer-phase]")).to_have_text("Break")
+    expect(clock).to_have_text("00:45")
+    assert len(recorded) == 1
+
+    page.reload()
+    expect(timer.locator("[data-timer-phase]")).to_have_text("Break")
+    expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    page.get_by_role("link", name="Focus mode").click()
+    expect(page.get_by_test_id("focus-day-entry").filter(has_text="Write").get_by_test_id("entry-cycles")).to_have_text(
+        re.compile(r"^\s*1 cycle")
+    )
+    assert len(recorded) == 1
     assert errors == []
     context.close()
