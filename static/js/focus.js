@@ -44,6 +44,10 @@
     keepPending(pending().filter(function (cycle) { return cycle.cycle_id !== cycleId; }));
   }
 
+  // The other tabs of an entry learn its new count here: the tab whose timer saw a phase end
+  // first reports it, and the others only follow its timer.
+  var counts = window.BroadcastChannel ? new window.BroadcastChannel("beyou.focus.cycles") : null;
+
   function send(cycle, attempt, onCounted) {
     var body = new FormData();
     body.append("cycle_id", cycle.cycle_id);
@@ -59,6 +63,7 @@
         if (!answer) return;
         forget(cycle.cycle_id);
         if (onCounted) onCounted(answer.cycles);
+        if (counts) counts.postMessage({ url: cycle.url, cycles: answer.cycles });
         if (window.htmx) window.htmx.trigger(document.body, "domain:focus");
       })
       .catch(function () {
@@ -360,6 +365,11 @@
     var root = document.querySelector("[data-focus-timer]");
     var waiting = pending();  // read first: a phase the timer finds ended is sent by the timer itself
     if (root && !root.timer) root.timer = new Timer(root);
+    if (root && counts) {
+      counts.addEventListener("message", function (event) {
+        if (event.data.url === root.dataset.recordUrl) root.timer.count(event.data.cycles);
+      });
+    }
     waiting.forEach(function (cycle) {
       var here = root && root.timer && cycle.url === root.dataset.recordUrl;
       send(cycle, 0, here ? function (count) { root.timer.count(count); } : null);
