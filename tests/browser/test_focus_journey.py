@@ -62,16 +62,22 @@ def fits(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
 
 
-def test_a_focus_session_from_today_s_card(browser, focus_server):
+def on_focus(browser, base_url, email, entry="Write"):
+    """A desktop browser on Playwright's clock, signed in as `email`, with Focus mode opened on
+    `entry` from today's card: (context, page, the console errors logged)."""
     context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="Europe/Lisbon")
+    context.clock.install()
     page = context.new_page()
     errors = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.clock.install()
-    sign_in(page, focus_server, "rita@example.com")
-
-    page.get_by_test_id("today-card").get_by_role("link", name="Focus on Write").click()
+    sign_in(page, base_url, email)
+    page.get_by_test_id("today-card").get_by_role("link", name=f"Focus on {entry}").click()
     expect(page).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    return context, page, errors
+
+
+def test_a_focus_session_from_today_s_card(browser, focus_server):
+    context, page, errors = on_focus(browser, focus_server, "rita@example.com")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Write")
 
     steps = page.get_by_test_id("focus-steps")
@@ -162,14 +168,7 @@ def recorded_cycles(app, email, expected):
 
 
 def test_a_running_timer_outlives_leaving_the_page(browser, focus_app, focus_server):
-    context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="Europe/Lisbon")
-    page = context.new_page()
-    errors = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.clock.install()
-    sign_in(page, focus_server, "rosa@example.com")
-    page.get_by_test_id("today-card").get_by_role("link", name="Focus on Write").click()
-    expect(page).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    context, page, errors = on_focus(browser, focus_server, "rosa@example.com")
     entry_url = page.url
     timer = page.locator("[data-focus-timer]")
     clock, said = page.get_by_test_id("timer-clock"), timer.locator("[data-timer-said]")
@@ -208,12 +207,7 @@ def test_a_running_timer_outlives_leaving_the_page(browser, focus_app, focus_ser
 
 def test_two_tabs_of_an_entry_share_its_timer(browser, focus_app, focus_server):
     """The second tab follows the first; both see the focus and the break end, and each is recorded once."""
-    context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="Europe/Lisbon")
-    context.clock.install()
-    first = context.new_page()
-    sign_in(first, focus_server, "rute@example.com")
-    first.get_by_test_id("today-card").get_by_role("link", name="Focus on Tidy desk").click()
-    expect(first).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    context, first, errors = on_focus(browser, focus_server, "rute@example.com", "Tidy desk")
     second = context.new_page()
     second.goto(first.url)
     expect(second.get_by_test_id("timer-toggle")).to_contain_text("Start")
@@ -231,16 +225,12 @@ def test_two_tabs_of_an_entry_share_its_timer(browser, focus_app, focus_server):
     expect(first.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
     expect(second.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
     assert recorded_cycles(focus_app, "rute@example.com", 2) == ["BREAK", "WORK"]  # once each
+    assert errors == []
     context.close()
 
 
 def test_a_paused_timer_stays_paused_and_a_reset_or_another_day_forgets_it(browser, focus_app, focus_server):
-    context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="Europe/Lisbon")
-    page = context.new_page()
-    page.clock.install()
-    sign_in(page, focus_server, "raul@example.com")
-    page.get_by_test_id("today-card").get_by_role("link", name="Focus on Write").click()
-    expect(page).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    context, page, errors = on_focus(browser, focus_server, "raul@example.com")
     clock, toggle = page.get_by_test_id("timer-clock"), page.get_by_test_id("timer-toggle")
     said = page.locator("[data-timer-said]")
 
@@ -280,4 +270,5 @@ def test_a_paused_timer_stays_paused_and_a_reset_or_another_day_forgets_it(brows
     expect(clock).to_have_text("01:00")
     expect(toggle).to_contain_text("Start")
     assert page.evaluate("Object.keys(localStorage).filter((name) => name.startsWith('beyou.focus.timer.'))") == []
+    assert errors == []
     context.close()
