@@ -1,6 +1,7 @@
 // Focus mode's page: the work/break timer, and reordering steps by drag or Alt+arrows.
 // The timer reports a cycle only when it runs to its end, with an id made here, so a retry
-// (a failed request, a reload while one is pending) records nothing twice.
+// (a failed request, a reload while one is pending) records nothing twice. A running timer lives
+// on when the page is reloaded or left: its state is kept per entry and restored on return.
 (function () {
   "use strict";
 
@@ -43,6 +44,10 @@
     keepPending(pending().filter(function (cycle) { return cycle.cycle_id !== cycleId; }));
   }
 
+  // The other tabs of an entry learn its new count here: the tab whose timer saw a phase end
+  // first reports it, and the others only follow its timer.
+  var counts = window.BroadcastChannel ? new window.BroadcastChannel("beyou.focus.cycles") : null;
+
   function send(cycle, attempt, onCounted) {
     var body = new FormData();
     body.append("cycle_id", cycle.cycle_id);
@@ -58,6 +63,7 @@
         if (!answer) return;
         forget(cycle.cycle_id);
         if (onCounted) onCounted(answer.cycles);
+        if (counts) counts.postMessage({ url: cycle.url, cycles: answer.cycles });
         if (window.htmx) window.htmx.trigger(document.body, "domain:focus");
       })
       .catch(function () {
@@ -67,9 +73,40 @@
 
   function record(cycle, onCounted) {
     var list = pending();
-    list.push(cycle);
+    if (!list.some(function (kept) { return kept.cycle_id === cycle.cycle_id; })) list.push(cycle);
     keepPending(list);
     send(cycle, 0, onCounted);
+  }
+
+  // The running timer, kept per entry across reloads and shared by the entry's tabs ------------------
+  // One record per entry: the phase, the wall-clock moment it ends (a countdown would stop while
+  // the page is closed) or the time left when paused, the cycle's id and the id the break after a
+  // focus will take, and the day. Every tab that sees a phase end names the cycle the same.
+
+  var STATE_PREFIX = "beyou.focus.timer.";
+
+  function readState(key) {
+    try { return JSON.parse(window.localStorage.getItem(key) || "null"); } catch (e) { return null; }
+  }
+
+  function writeState(key, state) {
+    try {
+      if (state) window.localStorage.setItem(key, JSON.stringify(state));
+      else window.localStorage.removeItem(key);
+    } catch (e) { /* private mode: this page only */ }
+  }
+
+  function dropOtherDays(today) {
+    var keys = [];
+    try {
+      for (var i = 0; i < window.localStorage.length; i++) keys.push(window.localStorage.key(i));
+    } catch (e) { return; }
+    keys.forEach(function (key) {
+      if (key && key.indexOf(STATE_PREFIX) === 0) {
+        var state = readState(key);
+        if (!state || state.day !== today) writeState(key, null);
+      }
+    });
   }
 
   // The timer --------------------------------------------------------------------------------------
@@ -77,85 +114,143 @@
   function Timer(root) {
     this.root = root;
     this.minutes = { WORK: Number(root.dataset.workMinutes), BREAK: Number(root.dataset.breakMinutes) };
+    this.entryId = root.dataset.entryId;
+    this.day = root.dataset.day;
+    this.key = STATE_PREFIX + this.entryId;
     this.clockEl = root.querySelector("[data-timer-clock]");
     this.phaseEl = root.querySelector("[data-timer-phase]");
     this.saidEl = root.querySelector("[data-timer-said]");
     this.toggleEl = root.querySelector("[data-timer-toggle]");
     this.countEl = root.querySelector("[data-timer-count]");
-    this.phase = "WORK";
-    this.endsAt = null;
-    this.left = this.length();
     this.ticking = null;
-    this.cycleId = null;
+    this.idle();
     var timer = this;
     this.toggleEl.addEventListener("click", function () { timer.running() ? timer.pause() : timer.start(); });
     root.querySelector("[data-timer-reset]").addEventListener("click", function () { timer.reset(); });
-    this.paint();
+    // Another tab of this entry started, paused, reset or moved on: this one follows, quietly.
+    window.addEventListener("storage", function (event) {
+      if (event.key === timer.key) timer.restore(false);
+    });
+    dropOtherDays(this.day);
+    this.restore(true);
   }
 
   Timer.prototype.length = function () { return this.minutes[this.phase] * 60 * 1000; };
   Timer.prototype.running = function () { return this.endsAt !== null; };
+
+  Timer.prototype.idle = function () {
+    this.phase = "WORK";
+    this.endsAt = null;
+    this.left = this.length();
+    this.cycleId = null;
+    this.breakCycleId = null;
+  };
 
   Timer.prototype.say = function (key) {
     // The live region speaks on changes of state only, never every second.
     this.saidEl.textContent = this.root.dataset[key] || "";
   };
 
+  Timer.prototype.save = function () {
+    var untouched = this.phase === "WORK" && !this.running() && this.left === this.length();
+    writeState(this.key, untouched ? null : {
+      entry_id: this.entryId, day: this.day, phase: this.phase, ends_at: this.endsAt, left: this.left,
+      cycle_id: this.cycleId, break_cycle_id: this.breakCycleId
+    });
+  };
+
+  // The kept state of this entry and today, if any, becomes this timer's; a phase that ended
+  // meanwhile is recorded and the timer moves on as it would have. `aloud`: say "resumed" once.
+  Timer.prototype.restore = function (aloud) {
+    var state = readState(this.key);
+    var usable = state && state.entry_id === this.entryId && state.day === this.day &&
+      (state.phase === "WORK" || state.phase === "BREAK") && typeof state.left === "number";
+    this.halt();
+    this.idle();
+    if (!usable) {
+      if (state) writeState(this.key, null);
+      this.paint();
+      return;
+    }
+    this.phase = state.phase;
+    this.endsAt = typeof state.ends_at === "number" ? state.ends_at : null;
+    this.left = state.left;
+    this.cycleId = state.cycle_id || null;
+    this.breakCycleId = state.break_cycle_id || null;
+    this.tick();
+    if (this.running()) {
+      this.run();
+      if (aloud) this.say("saidResumed");
+    }
+  };
+
+  Timer.prototype.run = function () {
+    var timer = this;
+    if (!this.ticking) this.ticking = window.setInterval(function () { timer.tick(); }, TICK_MS);
+  };
+
+  Timer.prototype.halt = function () {
+    window.clearInterval(this.ticking);
+    this.ticking = null;
+  };
+
   Timer.prototype.start = function () {
     var fresh = this.left === this.length();
     if (!this.cycleId) this.cycleId = newCycleId();
+    if (this.phase === "WORK" && !this.breakCycleId) this.breakCycleId = newCycleId();
     this.endsAt = Date.now() + this.left;
-    var timer = this;
-    this.ticking = window.setInterval(function () { timer.tick(); }, TICK_MS);
+    this.run();
     this.say(fresh ? (this.phase === "WORK" ? "saidStarted" : "saidBreak") : "saidResumed");
+    this.save();
     this.paint();
   };
 
   Timer.prototype.pause = function () {
-    this.left = Math.max(0, this.endsAt - Date.now());
-    this.stop();
+    this.tick();
+    if (!this.running()) return;
+    this.halt();
+    this.endsAt = null;
     this.say("saidPaused");
+    this.save();
     this.paint();
   };
 
-  Timer.prototype.stop = function () {
-    window.clearInterval(this.ticking);
-    this.ticking = null;
-    this.endsAt = null;
-  };
-
   Timer.prototype.reset = function () {
-    this.stop();
-    this.phase = "WORK";
-    this.left = this.length();
-    this.cycleId = null;
+    this.halt();
+    this.idle();
     this.say("saidReset");
+    this.save();
     this.paint();
   };
 
   Timer.prototype.tick = function () {
-    this.left = Math.max(0, this.endsAt - Date.now());
-    if (this.left === 0) this.complete();
+    while (this.running() && this.endsAt <= Date.now()) this.complete();
+    if (this.running()) this.left = this.endsAt - Date.now();
     this.paint();
   };
 
+  // A phase ran to its end: report it, and the break follows from the moment the focus ended
+  // (even when no page was open to see it); after a break the timer waits for the next focus.
   Timer.prototype.complete = function () {
     var timer = this;
     record(
       { url: this.root.dataset.recordUrl, cycle_id: this.cycleId, kind: this.phase, minutes: this.minutes[this.phase] },
       function (count) { timer.count(count); }
     );
-    this.stop();
-    this.cycleId = null;
     if (this.phase === "WORK") {
+      var focusEnded = this.endsAt;
       this.phase = "BREAK";
+      this.cycleId = this.breakCycleId || newCycleId();
+      this.breakCycleId = null;
       this.left = this.length();
-      this.start();
+      this.endsAt = focusEnded + this.left;
+      this.say("saidBreak");
     } else {
-      this.phase = "WORK";
-      this.left = this.length();
+      this.halt();
+      this.idle();
       this.say("saidDone");
     }
+    this.save();
   };
 
   Timer.prototype.count = function (count) {
@@ -268,8 +363,17 @@
 
   function start() {
     var root = document.querySelector("[data-focus-timer]");
+    var waiting = pending();  // read first: a phase the timer finds ended is sent by the timer itself
     if (root && !root.timer) root.timer = new Timer(root);
-    pending().forEach(function (cycle) { send(cycle, 0, root && root.timer ? function (count) { root.timer.count(count); } : null); });
+    if (root && counts) {
+      counts.addEventListener("message", function (event) {
+        if (event.data.url === root.dataset.recordUrl) root.timer.count(event.data.cycles);
+      });
+    }
+    waiting.forEach(function (cycle) {
+      var here = root && root.timer && cycle.url === root.dataset.recordUrl;
+      send(cycle, 0, here ? function (count) { root.timer.count(count); } : null);
+    });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -1,15 +1,17 @@
 """Focus mode in a real browser: opened from today's card, a step added and pinned, reordered by
 keyboard, a (one-minute) timer cycle run to its end on Playwright's clock and counted in the day
-view — at 1280 px and at 390 px, in English and in Portuguese, without console errors."""
+view — at 1280 px and at 390 px, in English and in Portuguese, without console errors. A running
+timer outlives leaving the page, a reload and a second tab, and each cycle is recorded once."""
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.models import User
+from app.models import TimerCycle, User
 from app.services import accounts, configuration
 from tests.browser.conftest import serve
 from tests.builders import a_habit, a_task, an_everyday_routine
@@ -19,24 +21,31 @@ pytestmark = pytest.mark.browser
 PASSWORD = "steps one at a time"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+TIMER_PEOPLE = ("rosa@example.com", "rute@example.com", "raul@example.com")
 
 
 @pytest.fixture(scope="module")
-def focus_server(tmp_path_factory):
-    """A server of its own whose database this module fills: Rita, whose routine runs every day,
-    with a one-minute focus and a one-minute break."""
+def focus_app(tmp_path_factory):
+    """An app of its own whose database this module fills: people whose routine runs every day,
+    with a one-minute focus and a one-minute break (the timer's tests each have their own)."""
     database = tmp_path_factory.mktemp("focus") / "focus.sqlite3"
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
+    people = ("rita@example.com", "en"), ("rui@example.com", "pt"), *((email, "en") for email in TIMER_PEOPLE)
     with app.app_context():
         db.create_all()
-        for email, language in (("rita@example.com", "en"), ("rui@example.com", "pt")):
+        for email, language in people:
             user = accounts.register(
                 name="Rita", email=email, password=PASSWORD, language=language, timezone_name="Europe/Lisbon"
             )
             configuration.update(user, tutorial_done=True, focus_work_minutes=1, focus_break_minutes=1)
             an_everyday_routine(db.session.get(User, user.id), a_habit(user, "Write"), a_task(user, "Tidy desk"))
         db.session.remove()
-    with serve(app) as base_url:
+    return app
+
+
+@pytest.fixture(scope="module")
+def focus_server(focus_app):
+    with serve(focus_app) as base_url:
         yield base_url
 
 
@@ -53,16 +62,22 @@ def fits(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
 
 
-def test_a_focus_session_from_today_s_card(browser, focus_server):
+def on_focus(browser, base_url, email, entry="Write"):
+    """A desktop browser on Playwright's clock, signed in as `email`, with Focus mode opened on
+    `entry` from today's card: (context, page, the console errors logged)."""
     context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="Europe/Lisbon")
+    context.clock.install()
     page = context.new_page()
     errors = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.clock.install()
-    sign_in(page, focus_server, "rita@example.com")
-
-    page.get_by_test_id("today-card").get_by_role("link", name="Focus on Write").click()
+    sign_in(page, base_url, email)
+    page.get_by_test_id("today-card").get_by_role("link", name=f"Focus on {entry}").click()
     expect(page).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    return context, page, errors
+
+
+def test_a_focus_session_from_today_s_card(browser, focus_server):
+    context, page, errors = on_focus(browser, focus_server, "rita@example.com")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Write")
 
     steps = page.get_by_test_id("focus-steps")
@@ -130,5 +145,130 @@ def test_focus_mode_in_portuguese_on_a_phone(browser, focus_server):
     expect(page.locator("#toasts")).to_contain_text("Passo adicionado")
     expect(page.get_by_test_id("timer-toggle")).to_contain_text("Iniciar")
     fits(page)
+    assert errors == []
+    context.close()
+
+
+def recorded_cycles(app, email, expected):
+    """The kinds of the cycles recorded for `email`, once `expected` of them are there (the browser
+    reports them in the background) or after a few seconds; a cycle recorded twice shows as two."""
+    deadline = time.monotonic() + 5
+    while True:
+        with app.app_context():
+            user = db.session.scalar(db.select(User).where(User.email == email))
+            kinds = sorted(
+                kind.value
+                for kind in db.session.scalars(db.select(TimerCycle.kind).where(TimerCycle.user_id == user.id))
+            )
+            db.session.remove()
+        if len(kinds) >= expected or time.monotonic() > deadline:
+            time.sleep(0.5)  # a duplicate would arrive now
+            return kinds
+        time.sleep(0.1)
+
+
+def test_a_running_timer_outlives_leaving_the_page(browser, focus_app, focus_server):
+    context, page, errors = on_focus(browser, focus_server, "rosa@example.com")
+    entry_url = page.url
+    timer = page.locator("[data-focus-timer]")
+    clock, said = page.get_by_test_id("timer-clock"), timer.locator("[data-timer-said]")
+
+    page.get_by_test_id("timer-toggle").click()
+    page.clock.run_for(20_000)
+    expect(clock).to_have_text("00:40")
+
+    page.goto(f"{focus_server}/dashboard")  # a glance at the dashboard
+    page.clock.run_for(15_000)
+    page.goto(entry_url)
+    expect(clock).to_have_text("00:25")
+    expect(said).to_have_text("Timer resumed.")
+    expect(page.get_by_test_id("timer-toggle")).to_contain_text("Pause")
+    page.clock.run_for(5_000)
+    expect(clock).to_have_text("00:20")  # still running
+
+    page.goto(f"{focus_server}/dashboard")  # away past the focus's end: the break has begun meanwhile
+    page.clock.run_for(35_000)
+    page.goto(entry_url)
+    expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    expect(timer.locator("[data-timer-phase]")).to_have_text("Break")
+    expect(clock).to_have_text("00:45")
+
+    page.reload()
+    expect(timer.locator("[data-timer-phase]")).to_have_text("Break")
+    expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    page.get_by_role("link", name="Focus mode").click()
+    expect(page.get_by_test_id("focus-day-entry").filter(has_text="Write").get_by_test_id("entry-cycles")).to_have_text(
+        re.compile(r"^\s*1 cycle")
+    )
+    assert recorded_cycles(focus_app, "rosa@example.com", 1) == ["WORK"]
+    assert errors == []
+    context.close()
+
+
+def test_two_tabs_of_an_entry_share_its_timer(browser, focus_app, focus_server):
+    """The second tab follows the first; both see the focus and the break end, and each is recorded once."""
+    context, first, errors = on_focus(browser, focus_server, "rute@example.com", "Tidy desk")
+    second = context.new_page()
+    second.goto(first.url)
+    expect(second.get_by_test_id("timer-toggle")).to_contain_text("Start")
+
+    first.get_by_test_id("timer-toggle").click()
+    expect(second.get_by_test_id("timer-toggle")).to_contain_text("Pause")
+    context.clock.run_for(61_000)
+    for page in (first, second):
+        expect(page.locator("[data-timer-phase]")).to_have_text("Break")
+    context.clock.run_for(60_000)
+    for page in (first, second):
+        expect(page.get_by_test_id("timer-toggle")).to_contain_text("Start")
+        expect(page.get_by_test_id("timer-clock")).to_have_text("01:00")
+    second.reload()
+    expect(first.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    expect(second.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    assert recorded_cycles(focus_app, "rute@example.com", 2) == ["BREAK", "WORK"]  # once each
+    assert errors == []
+    context.close()
+
+
+def test_a_paused_timer_stays_paused_and_a_reset_or_another_day_forgets_it(browser, focus_app, focus_server):
+    context, page, errors = on_focus(browser, focus_server, "raul@example.com")
+    clock, toggle = page.get_by_test_id("timer-clock"), page.get_by_test_id("timer-toggle")
+    said = page.locator("[data-timer-said]")
+
+    toggle.click()
+    page.clock.run_for(10_000)
+    toggle.click()
+    expect(said).to_have_text("Timer paused.")
+    page.reload()
+    expect(clock).to_have_text("00:50")
+    expect(toggle).to_contain_text("Resume")
+    expect(said).to_have_text("")  # nothing resumed: it is still paused
+    page.clock.run_for(5_000)
+    expect(clock).to_have_text("00:50")
+
+    toggle.click()
+    page.clock.run_for(50_000)  # the very end, then a reload: the focus is recorded once
+    page.reload()
+    expect(page.locator("[data-timer-phase]")).to_have_text("Break")
+    page.reload()
+    expect(page.locator("[data-timer-phase]")).to_have_text("Break")
+    expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    assert recorded_cycles(focus_app, "raul@example.com", 1) == ["WORK"]
+
+    page.get_by_role("button", name="Reset").click()
+    page.reload()
+    expect(clock).to_have_text("01:00")
+    expect(toggle).to_contain_text("Start")
+
+    toggle.click()
+    page.evaluate(
+        """() => {
+            const key = Object.keys(localStorage).find((name) => name.startsWith("beyou.focus.timer."));
+            localStorage.setItem(key, JSON.stringify({...JSON.parse(localStorage.getItem(key)), day: "2000-01-01"}));
+        }"""
+    )
+    page.reload()
+    expect(clock).to_have_text("01:00")
+    expect(toggle).to_contain_text("Start")
+    assert page.evaluate("Object.keys(localStorage).filter((name) => name.startsWith('beyou.focus.timer.'))") == []
     assert errors == []
     context.close()

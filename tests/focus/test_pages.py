@@ -52,6 +52,14 @@ def test_the_focus_page_carries_the_entry_for_the_assistant_and_the_timer_length
     assert "js/focus.js" in page
 
 
+def test_the_timer_keeps_its_state_under_the_entry_and_the_user_s_day(app, signed_in, user_id, entry_id):
+    """The timer's kept state is dropped when its day is not the one the page says is today."""
+    page = text(signed_in.get(f"/focus/{entry_id}"))
+    with as_user(app, user_id) as ana:
+        day = today_for(ana)
+    assert f'data-entry-id="{entry_id}" data-day="{day.isoformat()}"' in page
+
+
 def test_each_step_action_answers_with_the_list_and_a_toast(app, signed_in, user_id, entry_id):
     added = post(signed_in, f"/focus/{entry_id}/steps", {"text": "Outline"})
     post(signed_in, f"/focus/{entry_id}/steps", {"text": "Draft"})
