@@ -411,9 +411,9 @@ class XpHistory:
         }
 
 
-def xp_history(user, days=7, today=None):
-    """The net XP of each owner on each of the last `days` days (1–90), zero where nothing
-    happened; only owners with XP in the window appear."""
+def xp_history(user, days=7, today=None, owner_type=None):
+    """The net XP of each owner (of `owner_type` only, when given) on each of the last `days`
+    days (1–90), zero where nothing happened; only owners with XP in the window appear."""
     try:
         days = int(days)
     except (TypeError, ValueError):
@@ -422,11 +422,12 @@ def xp_history(user, days=7, today=None):
         raise Invalid("INVALID_INPUT", details={"days": "XP_HISTORY_DAYS_INVALID"})
     today = today or today_for(user)
     dates = [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
-    rows = db.session.execute(
-        db.select(XpDay.owner_type, XpDay.owner_id, XpDay.day, XpDay.xp).where(
-            XpDay.user_id == user.id, XpDay.day.between(dates[0], today)
-        )
-    ).all()
+    query = db.select(XpDay.owner_type, XpDay.owner_id, XpDay.day, XpDay.xp).where(
+        XpDay.user_id == user.id, XpDay.day.between(dates[0], today)
+    )
+    if owner_type is not None:
+        query = query.where(XpDay.owner_type == OwnerType(owner_type))
+    rows = db.session.execute(query).all()
     series = {}
     for kind, owner_id, day, xp in rows:
         series.setdefault((kind, owner_id), [0.0] * days)[(day - dates[0]).days] += xp
