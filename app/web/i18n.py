@@ -36,9 +36,9 @@ def install_template_i18n(app):
                 catalogues[locale] = found
         return found
 
-    # Jinja's new-style callables, each in one call: its own wrap three deep (`_` finds
-    # `gettext` in the context, which calls the translation through the context again) and cost
-    # two thirds of a string's ~9 µs.
+    # Jinja's new-style callables, each one call deep. Jinja's own wrap the translation three
+    # deep (`_` finds `gettext` in the context, which calls it through the context again): two
+    # thirds of a string's ~9 µs.
     @pass_eval_context
     def gettext(eval_ctx, string, **variables):
         return _formatted(eval_ctx, catalogue().ugettext(string), variables)
