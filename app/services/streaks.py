@@ -246,17 +246,73 @@ class Constance:
 
 
 def constance(user, today=None, outcomes=None):
-    """The account's streak as of `today`, fresh from the outcomes (read here unless given)."""
+    """The account's streak as of `today`, fresh from the outcomes: those given (a check has just
+    read them), else the database's counts over them (`_account_counts`), so that a page showing
+    two figures does not load every day of the account's history."""
     today = today or today_for(user)
     if outcomes is None:
-        outcomes = _outcomes(user, OwnerType.USER, user.id)
-    days = current_run(outcomes, today)
-    recent = [o for d, o in outcomes if today - timedelta(days=DORMANT_AFTER - 1) <= d <= today]
-    active = any(o in (Outcome.DONE, Outcome.SKIPPED, Outcome.MISSED) for o in recent)
+        days, active, counted_today = _account_counts(user, today)
+        longest = 0  # the stored best already holds every run (see below)
+    else:
+        days, longest = current_run(outcomes, today), longest_run(outcomes)
+        active = any(o in ACTIVE for d, o in outcomes if _recent(d, today))
+        counted_today = any(d == today and o == Outcome.DONE for d, o in outcomes)
     dormant = days > 0 and not active and not _routine_runs(user, today)
-    counted_today = any(d == today and o == Outcome.DONE for d, o in outcomes)
-    best = max(user.max_constance or 0, user.best_streak or 0, longest_run(outcomes), days)
+    # `refresh_account` follows every write of the account's outcomes (a check, the day close)
+    # and keeps `best_streak` at least the longest run they hold.
+    best = max(user.max_constance or 0, user.best_streak or 0, longest, days)
     return Constance(days=days, best=best, dormant=dormant, counted_today=counted_today)
+
+
+ACTIVE = (Outcome.DONE, Outcome.SKIPPED, Outcome.MISSED)  # a day that shows the routine still runs
+
+
+def _recent(day, today):
+    return today - timedelta(days=DORMANT_AFTER - 1) <= day <= today
+
+
+def _account_counts(user, today):
+    """(current run, active lately, counted today): what `current_run` and `constance` make of
+    the account's outcomes, counted by the database in one statement. The current run is the
+    DONE days up to `today` since the last MISSED one."""
+
+    def counted(*conditions):
+        return (
+            db.select(db.func.count())
+            .where(
+                DayOutcome.user_id == user.id,
+                DayOutcome.owner_type == OwnerType.USER,
+                DayOutcome.owner_id == user.id,
+                *conditions,
+            )
+            .scalar_subquery()
+        )
+
+    last_missed = (
+        db.select(db.func.max(DayOutcome.day))
+        .where(
+            DayOutcome.user_id == user.id,
+            DayOutcome.owner_type == OwnerType.USER,
+            DayOutcome.owner_id == user.id,
+            DayOutcome.outcome == Outcome.MISSED,
+            DayOutcome.day <= today,
+        )
+        .scalar_subquery()
+    )
+    days, active, counted_today = db.session.execute(
+        db.select(
+            counted(
+                DayOutcome.outcome == Outcome.DONE,
+                DayOutcome.day <= today,
+                DayOutcome.day > db.func.coalesce(last_missed, date.min),
+            ),
+            counted(
+                DayOutcome.outcome.in_(ACTIVE), DayOutcome.day.between(today - timedelta(days=DORMANT_AFTER - 1), today)
+            ),
+            counted(DayOutcome.outcome == Outcome.DONE, DayOutcome.day == today),
+        )
+    ).one()
+    return days, bool(active), bool(counted_today)
 
 
 def _routine_runs(user, today):
@@ -355,9 +411,9 @@ class XpHistory:
         }
 
 
-def xp_history(user, days=7, today=None):
-    """The net XP of each owner on each of the last `days` days (1–90), zero where nothing
-    happened; only owners with XP in the window appear."""
+def xp_history(user, days=7, today=None, owner_type=None):
+    """The net XP of each owner (of `owner_type` only, when given) on each of the last `days`
+    days (1–90), zero where nothing happened; only owners with XP in the window appear."""
     try:
         days = int(days)
     except (TypeError, ValueError):
@@ -366,11 +422,12 @@ def xp_history(user, days=7, today=None):
         raise Invalid("INVALID_INPUT", details={"days": "XP_HISTORY_DAYS_INVALID"})
     today = today or today_for(user)
     dates = [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
-    rows = db.session.execute(
-        db.select(XpDay.owner_type, XpDay.owner_id, XpDay.day, XpDay.xp).where(
-            XpDay.user_id == user.id, XpDay.day.between(dates[0], today)
-        )
-    ).all()
+    query = db.select(XpDay.owner_type, XpDay.owner_id, XpDay.day, XpDay.xp).where(
+        XpDay.user_id == user.id, XpDay.day.between(dates[0], today)
+    )
+    if owner_type is not None:
+        query = query.where(XpDay.owner_type == OwnerType(owner_type))
+    rows = db.session.execute(query).all()
     series = {}
     for kind, owner_id, day, xp in rows:
         series.setdefault((kind, owner_id), [0.0] * days)[(day - dates[0]).days] += xp

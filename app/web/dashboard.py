@@ -161,16 +161,29 @@ def _level_progress(user):
     return {"owner": user}
 
 
+def _account_history(user):
+    """The account's outcomes over the heatmap's 16 weeks, Monday to Sunday, ending with the
+    current week: the heatmap shows them all and the strip its last 28 days, read once."""
+
+    def weeks():
+        current = streaks.today_for(user)
+        start = current - timedelta(days=current.weekday() + 7 * (HEATMAP_WEEKS - 1))
+        return streaks.history(user, "USER", start=start, end=current)
+
+    return _once("account_history", weeks)
+
+
 def _constance(user):
-    history = streaks.history(user, "USER", start=streaks.today_for(user) - timedelta(days=STRIP_DAYS - 1))
+    weeks = _account_history(user)
+    days = weeks.days[-STRIP_DAYS:]
+    history = streaks.History(weeks.owner_type, weeks.owner_id, days[0][0], weeks.end, days)
     return {"constance": _account_constance(user), "history": history}
 
 
 def _heatmap(user):
     """16 weeks, Monday to Sunday, ending with the current week, as SVG cells."""
-    current = streaks.today_for(user)
-    start = current - timedelta(days=current.weekday() + 7 * (HEATMAP_WEEKS - 1))
-    history = streaks.history(user, "USER", start=start, end=current)
+    history = _account_history(user)
+    current, start = history.end, history.start
     cells = [
         {"day": day, "outcome": outcome, "x": ((day - start).days // 7) * 14, "y": day.weekday() * 14}
         for day, outcome in history.days
@@ -207,7 +220,7 @@ def _area(user, best):
     if not ranked:
         return {"category": None, "bars": []}
     category = ranked[0] if best else ranked[-1]
-    history = _once("xp_week", lambda: streaks.xp_history(user, days=7))
+    history = _once("xp_week", lambda: streaks.xp_history(user, days=7, owner_type="CATEGORY"))
     values = history.values("CATEGORY", category.id)
     peak = max(max(values), 1)
     bars = [

@@ -9,6 +9,8 @@ from functools import lru_cache
 
 import flask_babel
 from flask import current_app, has_request_context, request
+from jinja2 import pass_eval_context
+from markupsafe import Markup
 
 from app.web.acting import acting_user, signed_in
 
@@ -34,13 +36,31 @@ def install_template_i18n(app):
                 catalogues[locale] = found
         return found
 
-    app.jinja_env.install_gettext_callables(
-        gettext=lambda string: catalogue().ugettext(string),
-        ngettext=lambda singular, plural, n: catalogue().ungettext(singular, plural, n),
-        pgettext=lambda context, string: catalogue().upgettext(context, string),
-        npgettext=lambda context, singular, plural, n: catalogue().unpgettext(context, singular, plural, n),
-        newstyle=True,
-    )
+    # Jinja's new-style callables, each one call deep. Jinja's own wrap the translation three
+    # deep (`_` finds `gettext` in the context, which calls it through the context again): two
+    # thirds of a string's ~9 µs.
+    @pass_eval_context
+    def gettext(eval_ctx, string, **variables):
+        return _formatted(eval_ctx, catalogue().ugettext(string), variables)
+
+    @pass_eval_context
+    def ngettext(eval_ctx, singular, plural, num, **variables):
+        variables.setdefault("num", num)
+        return _formatted(eval_ctx, catalogue().ungettext(singular, plural, num), variables)
+
+    @pass_eval_context
+    def pgettext(eval_ctx, context, string, **variables):
+        variables.setdefault("context", context)
+        return _formatted(eval_ctx, catalogue().upgettext(context, string), variables)
+
+    @pass_eval_context
+    def npgettext(eval_ctx, context, singular, plural, num, **variables):
+        variables.setdefault("context", context)
+        variables.setdefault("num", num)
+        return _formatted(eval_ctx, catalogue().unpgettext(context, singular, plural, num), variables)
+
+    app.jinja_env.newstyle_gettext = True  # `{% trans %}` hands its variables to gettext, as `_()` does
+    app.jinja_env.globals.update(_=gettext, gettext=gettext, ngettext=ngettext, pgettext=pgettext, npgettext=npgettext)
 
     @lru_cache(maxsize=4096)
     def formatted_day(locale, day, format):  # `locale` is the current one: it keys the text
@@ -52,6 +72,15 @@ def install_template_i18n(app):
         return flask_babel.format_date(value, format, rebase)
 
     app.jinja_env.filters["dateformat"] = dateformat
+
+
+def _formatted(eval_ctx, text, variables):
+    """A translation as Jinja's new-style gettext hands it over: markup-safe where the template
+    escapes, and %-formatted even without variables ("100%%" is "100%"); a text with no "%" is
+    already what formatting would make of it."""
+    if eval_ctx.autoescape:
+        text = Markup(text)
+    return text % variables if variables or "%" in text else text
 
 
 def select_locale():

@@ -4,7 +4,7 @@ late checks, the routine editor and schedules in the shared dialog."""
 import calendar
 from datetime import timedelta
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, has_request_context, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import login_required
@@ -438,3 +438,20 @@ def outcome_labels():
     """Outcome -> its label, each translated once: a heatmap and a strip label 140 days with
     them (a name outside the list is shown as it is: `labels.get(outcome, outcome)`)."""
     return {outcome: str(label) for outcome, label in OUTCOME_LABELS.items()}
+
+
+ENTRY_ID_SHAPE = "00000000-0000-0000-0000-000000000000"
+
+
+@bp.app_template_global()
+def entry_url(endpoint, entry_id):
+    """`url_for(endpoint, entry_id=entry_id)` for an entry's actions, each endpoint's URL built
+    once per request and the id put in its place: today's card links three actions for each of
+    its ~50 entries, at ~7 µs a url_for. Entry ids are UUIDs' text, which a URL carries as it is."""
+    if not has_request_context():
+        return url_for(endpoint, entry_id=entry_id)
+    shapes = request.environ.setdefault("beyou.entry_urls", {})
+    shape = shapes.get(endpoint)
+    if shape is None:
+        shape = shapes[endpoint] = url_for(endpoint, entry_id=ENTRY_ID_SHAPE)
+    return shape.replace(ENTRY_ID_SHAPE, entry_id)

@@ -1,5 +1,6 @@
 """Streaks and constance: only a MISSED day breaks them; skips and unscheduled days are neutral."""
 
+import random
 from datetime import timedelta
 
 import pytest
@@ -151,3 +152,32 @@ def test_history_refuses_an_unknown_owner_type_and_a_reversed_range(user):
         streaks.history(user, "GOAL", "x")
     with pytest.raises(Invalid):
         streaks.history(user, "USER", start=TODAY, end=TODAY - timedelta(days=2))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_pages_counted_constance_matches_the_walk_over_every_outcome(user, other, seed):
+    """The dashboard's constance is counted by the database; a check's walks the outcomes it has
+    read. Any history — runs, misses, skips, gaps, a row after today, another user's rows —
+    gives both the same figures (after `refresh_account`, as every write of outcomes does)."""
+    dice = random.Random(seed)
+    kinds = [Outcome.DONE] * 5 + [Outcome.MISSED, Outcome.SKIPPED, Outcome.NOT_SCHEDULED, None]
+    first = TODAY - timedelta(days=dice.choice([3, 20, 90]))
+    for owner in (user, other):
+        for offset in range((TODAY - first).days + 2):  # through tomorrow
+            outcome = dice.choice(kinds)
+            if outcome is not None:
+                day = first + timedelta(days=offset)
+                db.session.add(
+                    DayOutcome(user_id=owner.id, owner_type=OwnerType.USER, owner_id=owner.id, day=day, outcome=outcome)
+                )
+    db.session.flush()
+    walked = streaks.outcomes_of(user, [(OwnerType.USER, user.id)])[(OwnerType.USER, user.id)]
+    streaks.refresh_account(user, TODAY, walked)
+    db.session.commit()
+    for day in (TODAY, TODAY - timedelta(days=1), TODAY + timedelta(days=1)):
+        assert streaks.constance(user, day) == streaks.constance(user, day, walked)
+
+
+def test_the_counted_constance_of_an_account_without_outcomes_is_zero(user):
+    figures = streaks.constance(user, TODAY)
+    assert (figures.days, figures.best, figures.dormant, figures.counted_today) == (0, 0, False, False)
