@@ -1,10 +1,12 @@
 """A real server on 127.0.0.1 and a real headless Chromium (Debian's, at /usr/bin/chromium)."""
 
 import os
+import re
 import threading
 from contextlib import contextmanager
 
 import pytest
+from playwright.sync_api import expect
 from werkzeug.serving import make_server
 
 from app import create_app
@@ -32,6 +34,15 @@ def serve(app):
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
+
+
+def sign_in(page, base_url, email, password):
+    """Through the login form, as a person would; lands on the dashboard."""
+    page.goto(f"{base_url}/login")
+    page.fill("#email", email)
+    page.fill("#password", password)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/dashboard$"))
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from app import create_app
 from app.extensions import db
 from app.models import User
 from app.services import accounts, configuration
-from tests.browser.conftest import serve
+from tests.browser.conftest import serve, sign_in
 from tests.builders import a_habit, an_everyday_routine
 
 pytestmark = pytest.mark.browser
@@ -51,11 +51,7 @@ def test_a_note_becomes_a_task_a_mood_is_logged_and_a_focus_cycle_completes(brow
     errors = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.clock.install()
-    page.goto(f"{day_server}/login")
-    page.fill("#email", "lia@example.com")
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/dashboard$"))
+    sign_in(page, day_server, "lia@example.com", PASSWORD)
 
     # The Ideas board: a note in the first cell, then a task.
     page.goto(f"{day_server}/ideas")

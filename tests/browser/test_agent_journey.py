@@ -1,8 +1,6 @@
 """The assistant in a real browser: a message streams in, a tool card appears and the page's own
 list refreshes; when every model fails, the typed text comes back to the composer."""
 
-import re
-
 import pytest
 from playwright.sync_api import expect
 
@@ -10,6 +8,7 @@ from app import create_app
 from app.extensions import db
 from app.services import accounts, categories, configuration
 from tests.browser.conftest import serve
+from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply
 from tests.fakes.script import FakeCall
 
@@ -42,11 +41,7 @@ def agent_server(tmp_path_factory, fake):
 
 
 def sign_in(page, base_url):
-    page.goto(f"{base_url}/login")
-    page.fill("#email", "iris@example.com")
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/dashboard$"))
+    signed_in_as(page, base_url, "iris@example.com", PASSWORD)
 
 
 def test_an_answer_streams_a_tool_acts_and_the_page_refreshes_then_a_failure_gives_the_text_back(

@@ -14,6 +14,7 @@ from app.extensions import db
 from app.models import TimerCycle, User
 from app.services import accounts, configuration
 from tests.browser.conftest import serve
+from tests.browser.conftest import sign_in as signed_in_as
 from tests.builders import a_habit, a_task, an_everyday_routine
 
 pytestmark = pytest.mark.browser
@@ -50,11 +51,7 @@ def focus_server(focus_app):
 
 
 def sign_in(page, base_url, email):
-    page.goto(f"{base_url}/login")
-    page.fill("#email", email)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/dashboard$"))
+    signed_in_as(page, base_url, email, PASSWORD)
 
 
 def fits(page):

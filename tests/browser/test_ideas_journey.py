@@ -11,6 +11,7 @@ from app import create_app
 from app.extensions import db
 from app.services import accounts, configuration
 from tests.browser.conftest import serve
+from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply
 from tests.fakes.script import FakeCall
 
@@ -43,11 +44,7 @@ def ideas_server(tmp_path_factory, fake):
 
 
 def sign_in(page, base_url, email):
-    page.goto(f"{base_url}/login")
-    page.fill("#email", email)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/dashboard$"))
+    signed_in_as(page, base_url, email, PASSWORD)
 
 
 def test_a_note_typed_in_place_moves_by_keyboard_and_becomes_a_task(page, ideas_server):

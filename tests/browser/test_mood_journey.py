@@ -11,6 +11,7 @@ from app import create_app
 from app.extensions import db
 from app.services import accounts, configuration
 from tests.browser.conftest import serve
+from tests.browser.conftest import sign_in as signed_in_as
 
 pytestmark = pytest.mark.browser
 
@@ -34,11 +35,7 @@ def mood_server(tmp_path_factory):
 
 
 def sign_in(page, base_url, email="noa@example.com"):
-    page.goto(f"{base_url}/login")
-    page.fill("#email", email)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/dashboard$"))
+    signed_in_as(page, base_url, email, PASSWORD)
 
 
 def no_sideways_scroll(page):
