@@ -228,7 +228,25 @@ DOMAINS = (
     ),
     Domain(
         "notebook",
-        Area(_l("Notebook"), "book", in_bottom_bar=False),
+        Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
+        blueprint="notebook",
+        services=("notebook",),
+        models={"notebook": ("study_topics", "study_pages")},
+        export={"notebook": ("study_topics", "study_pages")},
+        ids={"topic_id": "study_topics", "page_id": "study_pages"},
+        errors={
+            "NOTEBOOK_TOPIC_NOT_FOUND": _l("We couldn't find that topic. It may have been deleted."),
+            "NOTEBOOK_PAGE_NOT_FOUND": _l("We couldn't find that page. It may have been deleted."),
+            "NOTEBOOK_PAGE_NOT_FOUND_BY_TITLE": _l(
+                "No page is called “%(ref)s”. Your topics: %(topics)s. Use a page's exact title or its id."
+            ),
+            "NOTEBOOK_PAGE_AMBIGUOUS": _l("More than one page is called “%(ref)s”: %(candidates)s. Use its id."),
+            "NOTEBOOK_TOPIC_NAME_REQUIRED": _l("Give the topic a name."),
+            "NOTEBOOK_TOPIC_NAME_TOO_LONG": _l("Use at most 120 characters for a topic's name."),
+            "NOTEBOOK_PAGE_TITLE_REQUIRED": _l("Give the page a title."),
+            "NOTEBOOK_PAGE_TITLE_TOO_LONG": _l("Use at most 200 characters for a page's title."),
+            "NOTEBOOK_PARENT_OTHER_TOPIC": _l("A page can only sit inside a page of its own topic."),
+        },
         catalogue=("Study notebook",),
     ),
     Domain(

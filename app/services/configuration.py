@@ -36,7 +36,7 @@ from app.models import (
     XpDecay,
 )
 from app.models.mood import MoodEntry
-from app.services import categories, focus, goals, habits, ideas, routines, tasks, widgets
+from app.services import categories, focus, goals, habits, ideas, notebook, routines, tasks, widgets
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
@@ -357,6 +357,14 @@ def export_mood(user):
 def export_ideas(user):
     """Every note of the Ideas board, archived ones included."""
     return [ideas.as_data(note) for note in ideas.every_note(user)]
+
+
+def export_notebook(user):
+    """The notebook's topics, each with its pages."""
+    return [
+        {"id": str(topic.id), "name": topic.name, "pages": [notebook.page_data(page) for page in topic.pages]}
+        for topic in notebook.topics(user)
+    ]
 
 
 def _enum(value):

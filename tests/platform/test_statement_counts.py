@@ -18,6 +18,7 @@ from app.extensions import db
 from bench.pages import (
     Shape,
     StatementCounter,
+    add_floor,
     build,
     first_entry_today,
     follow_ups,
@@ -40,6 +41,7 @@ INTERACTIONS = ["check on /dashboard", "uncheck on /dashboard", "check on /routi
 def counts():
     """{"light": {request: statements}, "heavier": {...}}, one app for both accounts."""
     app = standalone_app()
+    add_floor(app)
     found = {}
     for label, shape in (("light", LIGHT), ("heavier", HEAVIER)):
         email = f"{label}@bench.example.com"
