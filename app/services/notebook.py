@@ -416,7 +416,7 @@ def review_card(user, block_id, grade, today=None):
     if card.kind != "card":
         raise Invalid("NOTEBOOK_NOT_A_CARD")
     if grade not in GRADES:
-        raise Invalid("INVALID_INPUT", details={"grade": "NOTEBOOK_GRADE_INVALID"})
+        raise Invalid("NOTEBOOK_GRADE_INVALID")
     card.interval_days, card.ease, card.streak = next_review(card.interval_days, card.ease, card.streak, grade)
     card.due_on = (today or today_for(user)) + timedelta(days=card.interval_days)
     db.session.commit()
@@ -453,7 +453,7 @@ def next_review(interval_days, ease, streak, grade):
 def _step(rows, row, direction):
     """Swap `row` with its neighbour in `direction` among `rows` (renumbered 0…n-1 first)."""
     if direction not in STEPS:
-        raise Invalid("INVALID_INPUT", details={"direction": "NOTEBOOK_DIRECTION_INVALID"})
+        raise Invalid("NOTEBOOK_DIRECTION_INVALID")
     ordered = sorted(rows, key=lambda other: (other.position, other.created_at))
     index = ordered.index(row)
     target = index + STEPS[direction]

@@ -234,7 +234,7 @@ def _add(page, kind):
         return notebook.add_diagram(user, page.id, form.get("text"))
     if kind == "card":
         return notebook.add_card(user, page.id, form.get("text"), form.get("back"))
-    raise Invalid("INVALID_INPUT", details={"kind": "NOTEBOOK_BLOCK_KIND_INVALID"})
+    raise Invalid("NOTEBOOK_BLOCK_KIND_INVALID")
 
 
 @bp.get("/blocks/<page_block_id>")
@@ -286,8 +286,9 @@ def move_block(page_block_id):
 @login_required
 def confirm_delete_block(page_block_id):
     block = notebook.get_block(acting_user(), page_block_id)
-    consequence = _("The block will be deleted for good.")
-    name = KIND_NAMES[block.kind] + " · " + block.text
+    text = block.text if len(block.text) <= 60 else block.text[:59] + "…"
+    consequence = _("“%(text)s” (%(kind)s) will be deleted for good.", text=text, kind=KIND_NAMES[block.kind])
+    name = text
     return _confirmation(
         _l("Delete this block?"), name, consequence, url_for("notebook.delete_block", page_block_id=block.id)
     )

@@ -68,7 +68,7 @@ def test_an_unknown_answer_or_a_block_that_is_no_card_is_refused(ana):
     card = a_card(ana)
     with pytest.raises(Invalid) as refusal:
         notebook.review_card(ana, card.id, "perfect")
-    assert refusal.value.details == {"grade": "NOTEBOOK_GRADE_INVALID"}
+    assert refusal.value.key == "NOTEBOOK_GRADE_INVALID"
     note = notebook.add_note(ana, card.page_id, "A note")
     with pytest.raises(Invalid) as refusal:
         notebook.review_card(ana, note.id, "good")

@@ -122,7 +122,7 @@ def test_a_block_moved_in_a_direction_that_is_not_up_or_down_is_refused(ana):
     block = notebook.add_note(ana, page.id, "one")
     with pytest.raises(Invalid) as refusal:
         notebook.move_block(ana, block.id, "sideways")
-    assert refusal.value.details == {"direction": "NOTEBOOK_DIRECTION_INVALID"}
+    assert refusal.value.key == "NOTEBOOK_DIRECTION_INVALID"
 
 
 def test_deleting_a_block_closes_the_gap(ana):
