@@ -231,6 +231,7 @@ DOMAINS = (
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
         services=("notebook",),
+        tools=("notebook",),
         models={"notebook": ("study_topics", "study_pages", "study_page_blocks")},
         export={"notebook": ("study_topics", "study_pages"), "notebook_blocks": ("study_page_blocks",)},
         ids={"topic_id": "study_topics", "page_id": "study_pages", "page_block_id": "study_page_blocks"},
@@ -262,6 +263,7 @@ DOMAINS = (
             "NOTEBOOK_BLOCK_KIND_INVALID": _l("Add a note, a diagram or a flashcard."),
         },
         catalogue=("Study notebook",),
+        toolset="study notebook: topics and pages, add notes, show or keep a Mermaid diagram",
     ),
     Domain(
         "study_cycles",

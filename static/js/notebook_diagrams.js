@@ -55,6 +55,7 @@
         var drawing = box.querySelector("[data-mermaid-drawing]");
         var image = document.createElement("img");
         image.alt = drawing.getAttribute("aria-label") || "";
+        image.style.maxWidth = "100%"; // through the CSSOM: the policy refuses inline style attributes
         image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(result.svg);
         drawing.replaceChildren(image);
         drawing.removeAttribute("role");
