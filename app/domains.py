@@ -19,21 +19,18 @@ from flask_babel import lazy_gettext as _l
 
 @dataclass(frozen=True)
 class Area:
-    """A domain's entry in the navigation. Without an endpoint it is not built yet and links
-    to its "coming soon" page, so no link is ever broken. The bottom bar holds the daily areas
-    on phones; every other area is in the "More" sheet."""
+    """A domain's entry in the navigation: the page it opens. The bottom bar holds the daily
+    areas on phones; every other area is in the "More" sheet."""
 
     label: object
     icon: str
-    endpoint: str | None = None
+    endpoint: str
     in_bottom_bar: bool = True
     slug: str = ""  # the domain's name unless the page is called otherwise
 
     @property
     def url(self):
-        if self.endpoint:
-            return url_for(self.endpoint)
-        return url_for("dashboard.coming_soon", area=self.slug)
+        return url_for(self.endpoint)
 
 
 @dataclass(frozen=True)
@@ -467,7 +464,6 @@ SHARED_MODELS = {
 
 ROUTE_ARGUMENTS_THAT_ARE_NOT_ROWS = {
     "token": "a password-reset link's signed token",
-    "area": "a navigation slug (the coming-soon page)",
     "section": "a configuration form's name",
     "widget_id": "a dashboard widget's name from the fixed widget catalogue",
     "filename": "a static file",

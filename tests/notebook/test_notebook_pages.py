@@ -46,7 +46,6 @@ def test_the_notebook_lists_topics_with_their_page_trees_and_refreshes_on_notebo
     assert "Biology" in body and f'href="/notebook/pages/{page_id}"' in body
     assert 'class="study-page-row study-depth-1"' in body and "Membranes" in body
     assert 'hx-trigger="domain:notebook from:body"' in body
-    assert "Coming soon" not in body
 
 
 def test_a_topic_typed_in_place_is_added_and_the_form_comes_back_empty(app, signed_in, user_id):
