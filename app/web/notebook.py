@@ -303,6 +303,32 @@ def delete_block(page_block_id):
     return done("notebook.page", page_id=page_id)
 
 
+# Diagrams ------------------------------------------------------------------------------------
+
+# The drawing frame's own policy: Mermaid's inline styles allowed here, and only here; it may be
+# framed by the app's own pages and nothing else.
+DIAGRAM_FRAME_POLICY = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'self'",
+    )
+)
+
+
+@bp.get("/diagram-frame")
+def diagram_frame():
+    """Where static/js/notebook_diagrams.js has Mermaid draw (see templates/notebook/diagram_frame.html).
+    The same for everyone, and signed out too: it holds no data, only the drawing code."""
+    headers = {"Content-Security-Policy": DIAGRAM_FRAME_POLICY, "X-Frame-Options": "SAMEORIGIN"}
+    return render_template("notebook/diagram_frame.html"), 200, headers
+
+
 # Review --------------------------------------------------------------------------------------
 
 

@@ -1,93 +1,99 @@
 // Mermaid diagrams, wherever they appear: a notebook page's diagram blocks and a diagram the
-// assistant shows in its answer. Each `[data-mermaid]` holds its source in `[data-mermaid-source]`;
-// the vendored Mermaid build is loaded the first time a diagram is on screen. The drawing goes in
-// as an image (the page's Content-Security-Policy allows no inline styles, and Mermaid's SVG
-// carries its own); source Mermaid cannot draw shows Mermaid's reason beside it, never a blank.
+// assistant shows in its answer. Each `[data-mermaid]` holds its source in `[data-mermaid-source]`.
+// Mermaid needs inline styles, which the pages' Content-Security-Policy refuses, so it runs in a
+// hidden same-origin frame with a policy of its own (notebook.diagram_frame), loaded the first time
+// a diagram is on screen; the SVG it sends back goes in as an image. Source Mermaid cannot draw
+// shows Mermaid's reason beside it, never a blank.
 (function () {
   "use strict";
 
   var script = document.currentScript;
-  var loading = null;
+  var frameReady = null;
+  var waiting = {};
   var counter = 0;
 
-  function mermaidReady() {
-    if (window.mermaid) return Promise.resolve(window.mermaid);
-    if (!loading) {
-      loading = new Promise(function (resolve, reject) {
-        var tag = document.createElement("script");
-        tag.src = script.getAttribute("data-mermaid-src");
-        tag.onload = function () {
-          window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral",
-                                      flowchart: { htmlLabels: false }, suppressErrorRendering: true });
-          resolve(window.mermaid);
-        };
-        tag.onerror = reject;
-        document.head.appendChild(tag);
+  function frame() {
+    if (!frameReady) {
+      frameReady = new Promise(function (resolve) {
+        var box = document.createElement("iframe");
+        box.src = script.getAttribute("data-mermaid-frame");
+        box.title = "Mermaid";
+        box.tabIndex = -1;
+        box.setAttribute("aria-hidden", "true");
+        // Laid out (Mermaid measures text) but off screen; set through the CSSOM, which the policy allows.
+        box.style.position = "absolute";
+        box.style.left = "-10000px";
+        box.style.top = "0";
+        box.style.width = "1200px";
+        box.style.height = "900px";
+        box.style.border = "0";
+        window.addEventListener("message", function (event) {
+          if (event.origin !== window.location.origin || event.source !== box.contentWindow) return;
+          var answer = event.data || {};
+          if (answer.kind === "mermaid-ready") resolve(box.contentWindow);
+          if (answer.kind === "mermaid-drawn" && waiting[answer.id]) {
+            waiting[answer.id](answer);
+            delete waiting[answer.id];
+          }
+        });
+        document.body.appendChild(box);
       });
     }
-    return loading;
+    return frameReady;
   }
 
-  function showError(box, reason) {
-    var error = box.querySelector("[data-mermaid-error]");
+  function drawn(source) {
+    return frame().then(function (drawer) {
+      counter += 1;
+      var id = counter;
+      return new Promise(function (resolve) {
+        waiting[id] = resolve;
+        drawer.postMessage({ kind: "mermaid-draw", id: id, source: source }, window.location.origin);
+      });
+    });
+  }
+
+  function show(box, answer) {
     var drawing = box.querySelector("[data-mermaid-drawing]");
+    var error = box.querySelector("[data-mermaid-error]");
     var details = box.querySelector("[data-mermaid-details]");
-    if (drawing) drawing.hidden = true;
-    if (details) details.open = true;
-    if (error) {
+    if (answer.error) {
+      var reason = answer.error.split("\n").slice(0, 4).join(" ");
+      drawing.hidden = true;
+      details.open = true;
       error.textContent = error.getAttribute("data-message").replace("{reason}", reason);
       error.hidden = false;
+      box.setAttribute("data-mermaid-state", "error");
+      return;
     }
-    box.setAttribute("data-mermaid-state", "error");
+    var image = document.createElement("img");
+    image.alt = drawing.getAttribute("aria-label") || "";
+    image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(answer.svg);
+    image.style.maxWidth = "100%";
+    image.style.height = "auto";
+    drawing.replaceChildren(image);
+    drawing.removeAttribute("role");
+    drawing.hidden = false;
+    details.open = false;
+    error.hidden = true;
+    box.setAttribute("data-mermaid-state", "drawn");
   }
 
-  function draw(box) {
-    var source = box.querySelector("[data-mermaid-source]").textContent;
-    box.setAttribute("data-mermaid-state", "drawing");
-    return mermaidReady()
-      .then(function (mermaid) {
-        return mermaid.parse(source).then(function () {
-          counter += 1;
-          return mermaid.render("mermaid-drawing-" + counter, source);
-        });
-      })
-      .then(function (result) {
-        var drawing = box.querySelector("[data-mermaid-drawing]");
-        var image = document.createElement("img");
-        image.alt = drawing.getAttribute("aria-label") || "";
-        image.style.maxWidth = "100%"; // through the CSSOM: the policy refuses inline style attributes
-        image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(result.svg);
-        drawing.replaceChildren(image);
-        drawing.removeAttribute("role");
-        drawing.hidden = false;
-        var details = box.querySelector("[data-mermaid-details]");
-        if (details) details.open = false;
-        var error = box.querySelector("[data-mermaid-error]");
-        if (error) error.hidden = true;
-        box.setAttribute("data-mermaid-state", "drawn");
-      })
-      .catch(function (problem) {
-        var reason = (problem && (problem.message || problem.str)) || String(problem);
-        showError(box, reason.split("\n").slice(0, 4).join(" "));
-      });
-  }
-
-  // One diagram at a time: Mermaid keeps global state while it draws.
-  var queue = Promise.resolve();
   function drawAll(root) {
     (root || document).querySelectorAll("[data-mermaid]:not([data-mermaid-state])").forEach(function (box) {
-      box.setAttribute("data-mermaid-state", "waiting");
-      queue = queue.then(function () { return draw(box); });
+      box.setAttribute("data-mermaid-state", "drawing");
+      drawn(box.querySelector("[data-mermaid-source]").textContent).then(function (answer) { show(box, answer); });
     });
   }
 
   document.addEventListener("DOMContentLoaded", function () { drawAll(document); });
-  document.addEventListener("htmx:load", function (event) { drawAll(event.detail.elt.parentNode || document); });
+  // Fragments swapped in by htmx and the assistant's answers streamed into the panel.
   new MutationObserver(function (changes) {
     changes.forEach(function (change) {
       change.addedNodes.forEach(function (node) {
-        if (node.nodeType !== 1) return;
-        if (node.matches("[data-mermaid]") || node.querySelector("[data-mermaid]")) drawAll(node.parentNode || document);
+        if (node.nodeType === 1 && (node.matches("[data-mermaid]") || node.querySelector("[data-mermaid]"))) {
+          drawAll(node.parentNode || document);
+        }
       });
     });
   }).observe(document.documentElement, { childList: true, subtree: true });
