@@ -247,3 +247,15 @@ def test_a_review_with_an_unknown_answer_is_refused_as_a_toast(app, signed_in, u
     response = signed_in.post(f"/notebook/blocks/{card_id}/review", data={"grade": "meh"}, headers=hx(signed_in))
     assert response.status_code == 422 and "Answer again, good or easy." in response.get_data(as_text=True)
     assert block_row(app, card_id)["streak"] == 0
+
+
+def test_mermaid_draws_in_a_frame_of_its_own_and_the_pages_keep_their_strict_policy(client, signed_in):
+    frame = client.get("/notebook/diagram-frame")
+    policy = frame.headers["Content-Security-Policy"]
+    assert "style-src 'self' 'unsafe-inline'" in policy and "frame-ancestors 'self'" in policy
+    assert frame.headers["X-Frame-Options"] == "SAMEORIGIN" and "vendor/mermaid-12.3.0.min.js" in frame.get_data(
+        as_text=True
+    )
+    page = signed_in.get("/notebook")
+    assert "style-src 'self';" in page.headers["Content-Security-Policy"]
+    assert 'data-mermaid-frame="/notebook/diagram-frame"' in page.get_data(as_text=True)
