@@ -19,21 +19,18 @@ from flask_babel import lazy_gettext as _l
 
 @dataclass(frozen=True)
 class Area:
-    """A domain's entry in the navigation. Without an endpoint it is not built yet and links
-    to its "coming soon" page, so no link is ever broken. The bottom bar holds the daily areas
-    on phones; every other area is in the "More" sheet."""
+    """A domain's entry in the navigation: the page it opens. The bottom bar holds the daily
+    areas on phones; every other area is in the "More" sheet."""
 
     label: object
     icon: str
-    endpoint: str | None = None
+    endpoint: str
     in_bottom_bar: bool = True
     slug: str = ""  # the domain's name unless the page is called otherwise
 
     @property
     def url(self):
-        if self.endpoint:
-            return url_for(self.endpoint)
-        return url_for("dashboard.coming_soon", area=self.slug)
+        return url_for(self.endpoint)
 
 
 @dataclass(frozen=True)
@@ -231,9 +228,10 @@ DOMAINS = (
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
         services=("notebook",),
-        models={"notebook": ("study_topics", "study_pages")},
-        export={"notebook": ("study_topics", "study_pages")},
-        ids={"topic_id": "study_topics", "page_id": "study_pages"},
+        tools=("notebook",),
+        models={"notebook": ("study_topics", "study_pages", "study_page_blocks")},
+        export={"notebook": ("study_topics", "study_pages"), "notebook_blocks": ("study_page_blocks",)},
+        ids={"topic_id": "study_topics", "page_id": "study_pages", "page_block_id": "study_page_blocks"},
         errors={
             "NOTEBOOK_TOPIC_NOT_FOUND": _l("We couldn't find that topic. It may have been deleted."),
             "NOTEBOOK_PAGE_NOT_FOUND": _l("We couldn't find that page. It may have been deleted."),
@@ -246,8 +244,23 @@ DOMAINS = (
             "NOTEBOOK_PAGE_TITLE_REQUIRED": _l("Give the page a title."),
             "NOTEBOOK_PAGE_TITLE_TOO_LONG": _l("Use at most 200 characters for a page's title."),
             "NOTEBOOK_PARENT_OTHER_TOPIC": _l("A page can only sit inside a page of its own topic."),
+            "NOTEBOOK_BLOCK_NOT_FOUND": _l("We couldn't find that block. It may have been deleted."),
+            "NOTEBOOK_NOTE_REQUIRED": _l("Write something in the note."),
+            "NOTEBOOK_NOTE_TOO_LONG": _l("A note holds at most 20,000 characters. Split it into two notes."),
+            "NOTEBOOK_DIAGRAM_REQUIRED": _l("Write the diagram's Mermaid source."),
+            "NOTEBOOK_DIAGRAM_TOO_LONG": _l("A diagram's source holds at most 10,000 characters."),
+            "NOTEBOOK_DIAGRAM_TYPE_UNKNOWN": _l(
+                "Start the diagram with its type, such as “flowchart TD”, “sequenceDiagram” or “mindmap”."
+            ),
+            "NOTEBOOK_CARD_SIDE_REQUIRED": _l("Write both sides of the card."),
+            "NOTEBOOK_CARD_SIDE_TOO_LONG": _l("A card's side holds at most 1,000 characters."),
+            "NOTEBOOK_NOT_A_CARD": _l("Only flashcards are reviewed."),
+            "NOTEBOOK_GRADE_INVALID": _l("Answer again, good or easy."),
+            "NOTEBOOK_DIRECTION_INVALID": _l("Move it up or down."),
+            "NOTEBOOK_BLOCK_KIND_INVALID": _l("Add a note, a diagram or a flashcard."),
         },
         catalogue=("Study notebook",),
+        toolset="study notebook: topics and pages, add notes, show or keep a Mermaid diagram",
     ),
     Domain(
         "study_cycles",
@@ -451,7 +464,6 @@ SHARED_MODELS = {
 
 ROUTE_ARGUMENTS_THAT_ARE_NOT_ROWS = {
     "token": "a password-reset link's signed token",
-    "area": "a navigation slug (the coming-soon page)",
     "section": "a configuration form's name",
     "widget_id": "a dashboard widget's name from the fixed widget catalogue",
     "filename": "a static file",

@@ -91,6 +91,8 @@ class Segments:
             segment["page"] = tool.page
         if outcome.error_key:
             segment["error"] = outcome.error_key
+        elif isinstance(outcome.result, dict) and outcome.result.get("diagram"):
+            segment["diagram"] = outcome.result["diagram"]  # showDiagram: drawn in the answer
         if self.items and self.items[-1].get("unfinished"):
             self.items[-1] = segment
         else:

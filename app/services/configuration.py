@@ -367,6 +367,13 @@ def export_notebook(user):
     ]
 
 
+def export_notebook_blocks(user):
+    """Every page's blocks in page order: notes, diagrams, and cards with their review schedule."""
+    return [
+        notebook.block_data(block) for topic in notebook.topics(user) for page in topic.pages for block in page.blocks
+    ]
+
+
 def _enum(value):
     return str(value) if value is not None else None
 

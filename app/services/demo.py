@@ -34,6 +34,7 @@ from app.services import (
     habits,
     ideas,
     mood,
+    notebook,
     routines,
     schedules,
     tasks,
@@ -229,6 +230,7 @@ def give_a_life(user, today=None):
     _moods(user, today)
     _ideas_board(user)
     _focus_steps(user, today)
+    _notebook(user, today)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -510,3 +512,48 @@ def _ideas_board(user):
     """A board of notes in several colours, one already archived."""
     notes = [ideas.create(user, text, colour) for text, colour in IDEAS]
     ideas.archive(user, notes[-1].id)
+
+
+CELLS_NOTE = """**Cells** are the smallest unit of life. Every cell has:
+
+- a *membrane* that decides what gets in and out;
+- *cytoplasm*, where most of the work happens;
+- genetic material (DNA) — inside a nucleus in plants and animals."""
+PHOTOSYNTHESIS_FLOW = """flowchart LR
+  Light[Sunlight] --> Chloroplast
+  Water[Water + CO2] --> Chloroplast
+  Chloroplast --> Sugar[Glucose]
+  Chloroplast --> Oxygen"""
+# front, back, and the days since its last "good" (None: never reviewed, so due today)
+BIOLOGY_CARDS = [
+    ("What does the cell membrane do?", "It decides what enters and leaves the cell.", None),
+    ("Where does photosynthesis happen?", "In the chloroplasts.", None),
+    ("What does photosynthesis make?", "Glucose and oxygen, from light, water and CO2.", 0),
+]
+SPANISH_CARDS = [
+    ("ser or estar: “Ella ___ cansada”", "está — a passing state takes estar.", None),
+    ("ser or estar: “Nosotros ___ de Lisboa”", "somos — origin takes ser.", 3),
+]
+
+
+def _notebook(user, today):
+    """Two topics: Biology (a page with a page inside it, notes, a diagram, cards) and Spanish
+    (a page of notes and cards); some cards are due today, others were reviewed on earlier days."""
+    biology = notebook.create_topic(user, "Biology")
+    cells = notebook.create_page(user, biology.id, "Cells")
+    membranes = notebook.create_page(user, biology.id, "Membranes", cells.id)
+    photosynthesis = notebook.create_page(user, biology.id, "Photosynthesis")
+    notebook.add_note(user, cells.id, CELLS_NOTE)
+    notebook.add_note(user, membranes.id, "A membrane is a double layer of lipids with proteins floating in it.")
+    notebook.add_diagram(user, photosynthesis.id, PHOTOSYNTHESIS_FLOW)
+    notebook.add_note(user, photosynthesis.id, "Plants turn light into sugar; the oxygen is what is left over.")
+    spanish = notebook.create_topic(user, "Spanish")
+    verbs = notebook.create_page(user, spanish.id, "Ser and estar")
+    notebook.add_note(
+        user, verbs.id, "**Ser** for what something *is* (origin, job, time); **estar** for how it *is* now."
+    )
+    for page, cards in ((photosynthesis, BIOLOGY_CARDS), (verbs, SPANISH_CARDS)):
+        for front, back, reviewed_back in cards:
+            card = notebook.add_card(user, page.id, front, back)
+            if reviewed_back is not None:
+                notebook.review_card(user, card.id, "good", today=today - timedelta(days=reviewed_back))

@@ -1,6 +1,5 @@
 """The signed-in home: a greeting, the streak, today's routine with check and skip in place, the
-widgets the user chose (each its own fragment that refreshes on its domain), and the goals ahead.
-Also the honest "coming soon" state of areas not built yet."""
+widgets the user chose (each its own fragment that refreshes on its domain), and the goals ahead."""
 
 import math
 from datetime import datetime, timedelta
@@ -98,15 +97,6 @@ def regions():
         else:
             found.append({"name": name, "domains": WIDGETS[name][0], "data": _widget_context(name, user)})
     return render_template("dashboard/_regions.html", regions=found)
-
-
-@bp.get("/soon/<area>")
-@login_required
-def coming_soon(area):
-    found = BY_SLUG.get(area)
-    if found is None or found.endpoint:
-        abort(404)
-    return render_page("dashboard/coming_soon.html", area=found, active=found.slug)
 
 
 @bp.app_template_filter("sentence_case")

@@ -1,8 +1,7 @@
 """The app's areas, in the order the navigation shows them: each domain's `area` as declared in
 app/domains.py (a domain reached elsewhere has none here).
 
-An area whose blueprint is not built yet points at its "coming soon" page, so no link is
-ever broken. On phones the bottom bar holds the daily areas and a "More" sheet holds every other
+On phones the bottom bar holds the daily areas and a "More" sheet holds every other
 one, so each area is reachable on any screen.
 """
 

@@ -125,7 +125,7 @@ def test_sign_in_starts_a_fresh_session(client, user_id):
 
 def test_next_redirects_only_to_local_paths(client, user_id):
     for target, expected in [
-        ("/soon/habits", "/soon/habits"),
+        ("/habits", "/habits"),
         ("https://evil.example/", "/dashboard"),
         ("//evil.example/", "/dashboard"),
         ("/\\evil.example", "/dashboard"),
@@ -140,9 +140,9 @@ def test_next_redirects_only_to_local_paths(client, user_id):
 
 
 def test_a_protected_page_sends_visitors_to_sign_in_and_back(client, user_id):
-    response = client.get("/soon/habits")
+    response = client.get("/notebook")
     assert response.status_code == 302
-    assert "/login?next=/soon/habits" in response.headers["Location"]
+    assert "/login?next=/notebook" in response.headers["Location"]
 
 
 def test_an_htmx_request_without_a_session_is_told_where_to_go(client):

@@ -14,7 +14,7 @@ from app import domains
 from app.agent.tools import registry, toolsets
 from app.extensions import db
 from app.models import User
-from app.services import categories, focus, goals, habits, routines, schedules, tasks
+from app.services import categories, focus, goals, habits, notebook, routines, schedules, tasks
 from tests.conftest import make_user
 
 ALL_TOOLS = sorted(registry.REGISTRY)
@@ -45,9 +45,12 @@ def build_a_life(user):
     schedules.set_days(user, routine.id, list(range(7)))
     section = routine.sections[0]
     micro_task, _steps = focus.add(user, section.entries[0].id, "Warm up")
+    topic = notebook.create_topic(user, "Biology")
+    study_page = notebook.create_page(user, topic.id, "Cells")
     return {
         "category": category, "habit": habit, "task": task, "goal": child, "parent": parent,
         "routine": routine, "section": section, "entry": section.entries[0], "micro_task": micro_task,
+        "study_page": study_page,
     }  # fmt: skip
 
 
@@ -107,6 +110,8 @@ def foreign_arguments(name, life):
         "checkMicroTask": {"micro_task_id": ids["micro_task"]},
         "pinMicroTask": {"micro_task_id": ids["micro_task"]},
         "deleteMicroTask": {"micro_task_id": ids["micro_task"]},
+        "addStudyNotes": {"page": ids["study_page"], "text": "Taken"},
+        "addStudyDiagram": {"page": ids["study_page"], "source": "graph TD\n  Taken-->Over"},
     }
     return by_tool.get(name)
 
@@ -151,7 +156,7 @@ NO_IDS = {"getUserHabits", "getUserCategories", "getUserTasks", "getUserGoals", 
           "getUserSchedules", "getTodayRoutine", "getUserConfiguration", "updateUserConfiguration",
           "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory",
           "openToolsets", "logDailyMood", "getUserMoodHistory", "createQuickNote", "getQuickNotes",
-          "getDayView"}  # fmt: skip
+          "getDayView", "listStudyTopics", "showDiagram"}  # fmt: skip
 TAKING_IDS = [name for name in ALL_TOOLS if name not in NO_IDS]
 
 
@@ -164,7 +169,7 @@ class _Row:
     id = uuid.uuid4()
 
 
-LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry", "micro_task")
+LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry", "micro_task", "study_page")
 
 
 @pytest.mark.parametrize("name", TAKING_IDS)

@@ -129,8 +129,8 @@ def test_open_toolsets_names_toolsets_not_tools_so_the_first_round_does_not_grow
 
 @pytest.mark.parametrize(
     ("page", "area"),
-    [("/habits", "habits"), ("/goals?view=tree", "goals"), ("/habits/3/edit", "habits"), ("/soon/notebook", "notebook"),
-     ("", None), (None, None)],
+    [("/habits", "habits"), ("/goals?view=tree", "goals"), ("/habits/3/edit", "habits"),
+     ("/notebook/pages/7", "notebook"), ("", None), (None, None)],
 )  # fmt: skip
 def test_a_page_path_resolves_to_its_navigation_area(page, area):
     assert toolsets.area_of(page) == area

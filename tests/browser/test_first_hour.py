@@ -26,7 +26,7 @@ PAGES = (
     "/goals",
     "/configuration",
     "/feedback",
-    "/soon/notebook",
+    "/notebook",
     "/ideas",
     "/ideas/archive",
     "/mood",
@@ -40,7 +40,7 @@ MORE_SHEET = {
     "en": {
         "Tasks": "/tasks",
         "Categories": "/categories",
-        "Notebook": "/soon/notebook",
+        "Notebook": "/notebook",
         "Ideas": "/ideas",
         "Mood": "/mood",
         "Configuration": "/configuration",
@@ -49,7 +49,7 @@ MORE_SHEET = {
     "pt": {
         "Tarefas": "/tasks",
         "Categorias": "/categories",
-        "Caderno": "/soon/notebook",
+        "Caderno": "/notebook",
         "Ideias": "/ideas",
         "Humor": "/mood",
         "Configurações": "/configuration",

@@ -211,8 +211,6 @@ def complaints(declarations, facts):
                 say(f"{domain.name}: {BLUEPRINTS}: its area links to {area.endpoint}, outside its blueprint")
             elif area.endpoint not in facts.endpoints:
                 say(f"{domain.name}: {NAVIGATION}: its area links to {area.endpoint}, which is no route")
-        elif isinstance(area, domains.Area) and domain.built:
-            say(f"{domain.name}: {NAVIGATION}: built, but its area still links to the coming-soon page")
 
     # tools: each tool lives in a module its domain lists (so it is imported, and found)
     listed = {module for domain in declarations for module in domain.tools}

@@ -52,10 +52,9 @@ TOOLSETS = {
 
 
 def area_of(page):
-    """The navigation area a page path belongs to ("/habits/3/edit" → habits, "/soon/notebook" → notebook)."""
+    """The navigation area a page path belongs to ("/habits/3/edit" → habits, "/notebook/pages/7" → notebook)."""
     parts = (page or "").split("?", 1)[0].strip("/").split("/")
-    slug = parts[1] if parts[0] == "soon" and len(parts) > 1 else parts[0]
-    return slug or None
+    return parts[0] or None
 
 
 def page_toolsets(page):
