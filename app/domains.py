@@ -230,10 +230,17 @@ DOMAINS = (
         "notebook",
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
-        services=("notebook",),
-        models={"notebook": ("study_topics", "study_pages")},
-        export={"notebook": ("study_topics", "study_pages")},
-        ids={"topic_id": "study_topics", "page_id": "study_pages"},
+        services=("notebook", "study_board"),
+        tools=("study_board",),
+        models={
+            "notebook": ("study_topics", "study_pages"),
+            "study_board": ("study_board_nodes", "study_board_connections"),
+        },
+        export={
+            "notebook": ("study_topics", "study_pages"),
+            "study_board": ("study_board_nodes", "study_board_connections"),
+        },
+        ids={"topic_id": "study_topics", "page_id": "study_pages", "node_id": "study_board_nodes"},
         errors={
             "NOTEBOOK_TOPIC_NOT_FOUND": _l("We couldn't find that topic. It may have been deleted."),
             "NOTEBOOK_PAGE_NOT_FOUND": _l("We couldn't find that page. It may have been deleted."),
@@ -246,8 +253,29 @@ DOMAINS = (
             "NOTEBOOK_PAGE_TITLE_REQUIRED": _l("Give the page a title."),
             "NOTEBOOK_PAGE_TITLE_TOO_LONG": _l("Use at most 200 characters for a page's title."),
             "NOTEBOOK_PARENT_OTHER_TOPIC": _l("A page can only sit inside a page of its own topic."),
+            "STUDY_NODE_NOT_FOUND": _l("We couldn't find that concept. It may have been removed from the board."),
+            "STUDY_NODE_NOT_FOUND_BY_TITLE": _l(
+                "No concept on the board of “%(page)s” is called “%(ref)s”. Its concepts: %(titles)s."
+            ),
+            "STUDY_NODE_AMBIGUOUS": _l("More than one concept is called “%(ref)s”: %(candidates)s. Use its id."),
+            "STUDY_NODE_OTHER_PAGE": _l(
+                "“%(node)s” is on the board of another page (“%(other)s”), not of “%(page)s”. "
+                "A board only joins its own concepts."
+            ),
+            "STUDY_NODE_TITLE_REQUIRED": _l("Give the concept a title."),
+            "STUDY_NODE_TITLE_TOO_LONG": _l("Use at most 200 characters for a concept's title."),
+            "STUDY_NODE_DESCRIPTION_TOO_LONG": _l("Use at most 2,000 characters for a concept's description."),
+            "STUDY_NODE_STATUS_INVALID": _l("Choose To do, Learning or Done."),
+            "STUDY_BOARD_FULL": _l("This board already holds %(limit)s concepts. Remove one to add another."),
+            "STUDY_BOARD_ORDER_INVALID": _l(
+                "Send every concept of this board exactly once (it has %(count)s) in the new order."
+            ),
+            "STUDY_CONNECTION_SELF": _l("“%(node)s” can't lead to itself. Choose two different concepts."),
+            "STUDY_CONNECTION_EXISTS": _l("“%(source)s” already leads to “%(target)s”."),
+            "STUDY_CONNECTION_NOT_FOUND": _l("“%(source)s” doesn't lead to “%(target)s”: there is no such connection."),
         },
         catalogue=("Study notebook",),
+        toolset="study notebook: topics, notes and diagrams on pages, concept boards, today's study plan",
     ),
     Domain(
         "study_cycles",
