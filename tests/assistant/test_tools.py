@@ -14,7 +14,7 @@ from app import domains
 from app.agent.tools import registry, toolsets
 from app.extensions import db
 from app.models import User
-from app.services import categories, focus, goals, habits, routines, schedules, tasks
+from app.services import categories, focus, goals, habits, notebook, routines, schedules, study_board, tasks
 from tests.conftest import make_user
 
 ALL_TOOLS = sorted(registry.REGISTRY)
@@ -45,9 +45,13 @@ def build_a_life(user):
     schedules.set_days(user, routine.id, list(range(7)))
     section = routine.sections[0]
     micro_task, _steps = focus.add(user, section.entries[0].id, "Warm up")
+    study_page = notebook.create_page(user, notebook.create_topic(user, "Biology").id, "Cells")
+    node, other_node = (study_board.add_node(user, study_page.id, title) for title in ("Cell", "Tissue"))
+    study_board.connect(user, study_page.id, node.id, other_node.id)
     return {
         "category": category, "habit": habit, "task": task, "goal": child, "parent": parent,
         "routine": routine, "section": section, "entry": section.entries[0], "micro_task": micro_task,
+        "study_page": study_page, "node": node, "other_node": other_node,
     }  # fmt: skip
 
 
@@ -107,6 +111,14 @@ def foreign_arguments(name, life):
         "checkMicroTask": {"micro_task_id": ids["micro_task"]},
         "pinMicroTask": {"micro_task_id": ids["micro_task"]},
         "deleteMicroTask": {"micro_task_id": ids["micro_task"]},
+        "getStudyBoard": {"page": ids["study_page"]},
+        "addStudyNode": {"page": ids["study_page"], "title": "Taken"},
+        "editStudyNode": {"page": ids["study_page"], "node": ids["node"], "title": "Taken"},
+        "setStudyNodeStatus": {"page": ids["study_page"], "node": ids["node"], "status": "DONE"},
+        "connectStudyNodes": {"page": ids["study_page"], "from_node": ids["other_node"], "to_node": ids["node"]},
+        "disconnectStudyNodes": {"page": ids["study_page"], "from_node": ids["node"], "to_node": ids["other_node"]},
+        "removeStudyNode": {"page": ids["study_page"], "node": ids["node"]},
+        "reorderStudyBoard": {"page": ids["study_page"], "nodes": [ids["other_node"], ids["node"]]},
     }
     return by_tool.get(name)
 
@@ -151,7 +163,7 @@ NO_IDS = {"getUserHabits", "getUserCategories", "getUserTasks", "getUserGoals", 
           "getUserSchedules", "getTodayRoutine", "getUserConfiguration", "updateUserConfiguration",
           "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory",
           "openToolsets", "logDailyMood", "getUserMoodHistory", "createQuickNote", "getQuickNotes",
-          "getDayView"}  # fmt: skip
+          "getDayView", "getStudyPlanForToday"}  # fmt: skip
 TAKING_IDS = [name for name in ALL_TOOLS if name not in NO_IDS]
 
 
@@ -164,7 +176,20 @@ class _Row:
     id = uuid.uuid4()
 
 
-LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry", "micro_task")
+LIFE_KEYS = (
+    "category",
+    "habit",
+    "task",
+    "goal",
+    "parent",
+    "routine",
+    "section",
+    "entry",
+    "micro_task",
+    "study_page",
+    "node",
+    "other_node",
+)
 
 
 @pytest.mark.parametrize("name", TAKING_IDS)
