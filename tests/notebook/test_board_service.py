@@ -45,7 +45,8 @@ def test_nodes_are_added_at_the_end_as_todo_with_their_text_tidied(ana):
     [
         ({"title": "   "}, "title", "Give the concept a title."),
         ({"title": "x" * 201}, "title", "Use at most 200 characters for a concept's title."),
-        ({"title": "Ok", "description": "y" * 2001}, "description", "Use at most 2,000 characters for a concept's description."),
+        ({"title": "Ok", "description": "y" * 2001}, "description",
+         "Use at most 2,000 characters for a concept's description."),
         ({"title": "Ok", "status": "FINISHED"}, "status", "Choose To do, Learning or Done."),
     ],
 )  # fmt: skip

@@ -61,7 +61,7 @@ def test_add_study_node_returns_the_new_id_and_announces_the_notebook(ana, board
 
 
 def test_edit_and_status_change_only_what_is_sent(ana, board):
-    page, nodes = board
+    _page, nodes = board
     ok(run(ana, "editStudyNode", page="Cells", node="Organ", description="Tissues working together"))
     result = ok(run(ana, "setStudyNodeStatus", page="Cells", node=str(nodes["Organ"].id), status="DONE"))
     assert result == {"id": str(nodes["Organ"].id), "title": "Organ", "description": "Tissues working together",
