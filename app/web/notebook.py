@@ -135,8 +135,8 @@ def board_confirm_remove(node_id):
         "title": _l("Remove this concept?"),
         "name": node.title,
         "consequence": ngettext(
-            "“%(title)s” and its %(num)d connection leave the board of “%(page)s”.",
-            "“%(title)s” and its %(num)d connections leave the board of “%(page)s”.",
+            "“%(title)s” and its %(num)s connection leave the board of “%(page)s”.",
+            "“%(title)s” and its %(num)s connections leave the board of “%(page)s”.",
             links,
             title=node.title,
             page=found.page.title,
