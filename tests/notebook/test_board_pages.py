@@ -70,8 +70,8 @@ def test_the_board_fragment_answers_htmx_and_sends_a_plain_visit_to_the_page(app
 
 def test_a_concept_typed_in_place_lands_and_the_form_comes_back_empty(app, signed_in, user_id):
     page_id, _nodes = a_board(app, user_id, "Cell")
-    response = signed_in.post(f"/notebook/pages/{page_id}/board/nodes",
-                              data={"title": " Tissue ", "description": "Cells together"}, headers=hx(signed_in))  # fmt: skip
+    typed = {"title": " Tissue ", "description": "Cells together"}
+    response = signed_in.post(f"/notebook/pages/{page_id}/board/nodes", data=typed, headers=hx(signed_in))
     assert response.status_code == 200 and "domain:notebook" in response.headers["HX-Trigger"]
     assert toast_of(response) == "Concept added to the board."
     assert "Tissue" not in response.get_data(as_text=True)
@@ -111,8 +111,8 @@ def test_status_order_and_connections_change_through_their_buttons(app, signed_i
         signed_in.post(f"{base}/{nodes['Organ']}/move", data={"direction": "up"}, headers=hx(signed_in)).status_code
         == 204
     )
-    connected = signed_in.post(f"/notebook/pages/{page_id}/board/connections",
-                               data={"from_node": nodes["Cell"], "to_node": nodes["Tissue"]}, headers=hx(signed_in))  # fmt: skip
+    pair = {"from_node": nodes["Cell"], "to_node": nodes["Tissue"]}
+    connected = signed_in.post(f"/notebook/pages/{page_id}/board/connections", data=pair, headers=hx(signed_in))
     assert connected.status_code == 204 and toast_of(connected) == "Concepts connected."
     assert board_of(app, user_id, page_id) == [
         ("Cell", "TODO", ["Tissue"]),
