@@ -34,8 +34,10 @@ from app.services import (
     habits,
     ideas,
     mood,
+    notebook,
     routines,
     schedules,
+    study_board,
     tasks,
 )
 from app.services.progress import today_for, user_zone
@@ -229,6 +231,7 @@ def give_a_life(user, today=None):
     _moods(user, today)
     _ideas_board(user)
     _focus_steps(user, today)
+    _study_board(user)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -510,3 +513,38 @@ def _ideas_board(user):
     """A board of notes in several colours, one already archived."""
     notes = [ideas.create(user, text, colour) for text, colour in IDEAS]
     ideas.archive(user, notes[-1].id)
+
+
+# The board of one study page, half learnt: (title, description, status), then what leads to what.
+BOARD_TOPIC, BOARD_PAGE = "Biology", "The cell"
+BOARD_NODES = [
+    ("Cell membrane", "A lipid bilayer that decides what gets in and out.", "DONE"),
+    ("Diffusion and osmosis", "Molecules moving down their gradient; water across the membrane.", "DONE"),
+    ("Mitochondria", "Where respiration makes ATP.", "LEARNING"),
+    ("Cellular respiration", "Glucose + oxygen → ATP, water and CO₂.", "LEARNING"),
+    ("Photosynthesis", None, "TODO"),
+    ("Cell division", "Mitosis first, then meiosis.", "TODO"),
+]
+BOARD_LINKS = [
+    ("Cell membrane", "Diffusion and osmosis"),
+    ("Mitochondria", "Cellular respiration"),
+    ("Photosynthesis", "Cellular respiration"),
+    ("Cell membrane", "Cell division"),
+]
+
+
+def _study_board(user):
+    """A board in progress on the page "The cell" of the topic "Biology" (made when missing)."""
+    page = next(
+        (page for topic in notebook.topics(user) for page in topic.pages if page.title == BOARD_PAGE),
+        None,
+    )
+    if page is None:
+        topic = next((topic for topic in notebook.topics(user) if topic.name == BOARD_TOPIC), None)
+        page = notebook.create_page(user, (topic or notebook.create_topic(user, BOARD_TOPIC)).id, BOARD_PAGE)
+    nodes = {
+        title: study_board.add_node(user, page.id, title, description, status)
+        for title, description, status in BOARD_NODES
+    }
+    for source, target in BOARD_LINKS:
+        study_board.connect(user, page.id, nodes[source].id, nodes[target].id)

@@ -5,7 +5,7 @@ import pytest
 
 from app.extensions import db
 from app.models.study_board import NODES_PER_BOARD, NodeStatus, StudyConnection, StudyNode
-from app.services import configuration, notebook, study_board
+from app.services import configuration, demo, notebook, study_board
 from app.services.errors import DomainError
 
 
@@ -234,3 +234,11 @@ def test_the_export_writes_each_board_with_what_each_concept_leads_to(ana):
 
 def test_there_is_no_study_plan_until_study_cycles_make_one(ana):
     assert study_board.study_plan_for_today(ana) is None
+
+
+def test_the_demo_account_has_a_board_in_progress(ana):
+    demo.give_a_life(ana)
+    (board,) = study_board.every_board(ana)
+    assert (board.page.title, board.page.topic.name) == ("The cell", "Biology")
+    statuses = [node.status.value for node in board.nodes]
+    assert {"TODO", "LEARNING", "DONE"} <= set(statuses) and len(board.connections) >= 3
