@@ -138,10 +138,15 @@ def test_the_board_is_keyboard_reachable_and_speaks_portuguese(page, board_serve
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Shift+Tab")  # back up into the board: the last button of the concept
     expect(page.get_by_role("link", name="Remover “Célula”…")).to_be_focused()
+    learning = page.get_by_role("group", name="Status de “Célula”").get_by_role("button", name="Aprendendo")
+    learning.focus()
+    page.keyboard.press("Enter")
+    expect(learning).to_have_attribute("aria-pressed", "true")
+    expect(learning).to_be_focused()  # the list came back and the keyboard stayed where it was
     for viewport in (PHONE, DESKTOP):
         page.set_viewport_size(viewport)
         page.reload()
-        expect(concepts.get_by_test_id("concept-status")).to_have_text("A fazer")
+        expect(concepts.get_by_test_id("concept-status")).to_have_text("Aprendendo")
         expect(page.get_by_role("group", name="Status de “Célula”")).to_be_visible()
         page.wait_for_load_state("networkidle")
         scrolled = page.evaluate("document.documentElement.scrollWidth")
