@@ -1,6 +1,6 @@
 """The study notebook: topics and their pages."""
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -65,21 +65,26 @@ def board(page_id):
 @bp.post("/pages/<page_id>/board/nodes")
 @login_required
 def board_add_node(page_id):
-    """A concept typed in place goes at the end of the board; a refusal keeps what was typed."""
-    page = notebook.get_page(acting_user(), page_id)
+    """A concept typed in place goes at the end of the board; a refusal keeps what was typed.
+
+    The refusal travels in `g.board_refusal`, so without JavaScript the study page is drawn by
+    its own view, whatever else it shows, with the board's form refused inside it."""
+    study_page = notebook.get_page(acting_user(), page_id)
     form = request.form
     try:
-        study_board.add_node(acting_user(), page.id, form.get("title"), form.get("description"), form.get("status"))
+        study_board.add_node(
+            acting_user(), study_page.id, form.get("title"), form.get("description"), form.get("status")
+        )
     except DomainError as error:
-        # The refusal's own names: the study page around the form may hold other forms.
-        refusal = {"board_form": echoed_form(), "board_error": error, "board_fields": error.field_messages}
+        g.board_refusal = {"form": echoed_form(), "error": error, "fields": error.field_messages}
         if is_htmx():
-            return render_template(BOARD_NEW, page=page, **refusal), error.status
-        return render_template("notebook/study_page.html", page=page, active="notebook", **refusal), error.status
+            return render_template(BOARD_NEW, page=study_page), error.status
+        body, _shown = current_app.view_functions["notebook.page"](page_id=study_page.id)
+        return body, error.status
     if not is_htmx():
-        return redirect(_board_url(page.id))
+        return redirect(_board_url(study_page.id))
     trigger("toast", {"message": _("Concept added to the board."), "kind": "success"})
-    return render_template(BOARD_NEW, page=page)
+    return render_template(BOARD_NEW, page=study_page)
 
 
 @bp.get("/board/nodes/<node_id>/edit")
