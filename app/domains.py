@@ -227,11 +227,23 @@ DOMAINS = (
         "notebook",
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
-        services=("notebook",),
-        tools=("notebook",),
-        models={"notebook": ("study_topics", "study_pages", "study_page_blocks")},
-        export={"notebook": ("study_topics", "study_pages"), "notebook_blocks": ("study_page_blocks",)},
-        ids={"topic_id": "study_topics", "page_id": "study_pages", "page_block_id": "study_page_blocks"},
+        services=("notebook", "study_board"),
+        tools=("notebook", "study_board"),
+        models={
+            "notebook": ("study_topics", "study_pages", "study_page_blocks"),
+            "study_board": ("study_board_nodes", "study_board_connections"),
+        },
+        export={
+            "notebook": ("study_topics", "study_pages"),
+            "notebook_blocks": ("study_page_blocks",),
+            "study_board": ("study_board_nodes", "study_board_connections"),
+        },
+        ids={
+            "topic_id": "study_topics",
+            "page_id": "study_pages",
+            "page_block_id": "study_page_blocks",
+            "node_id": "study_board_nodes",
+        },
         errors={
             "NOTEBOOK_TOPIC_NOT_FOUND": _l("We couldn't find that topic. It may have been deleted."),
             "NOTEBOOK_PAGE_NOT_FOUND": _l("We couldn't find that page. It may have been deleted."),
@@ -258,9 +270,29 @@ DOMAINS = (
             "NOTEBOOK_GRADE_INVALID": _l("Answer again, good or easy."),
             "NOTEBOOK_DIRECTION_INVALID": _l("Move it up or down."),
             "NOTEBOOK_BLOCK_KIND_INVALID": _l("Add a note, a diagram or a flashcard."),
+            "STUDY_NODE_NOT_FOUND": _l("We couldn't find that concept. It may have been removed from the board."),
+            "STUDY_NODE_NOT_FOUND_BY_TITLE": _l(
+                "No concept on the board of “%(page)s” is called “%(ref)s”. Its concepts: %(titles)s."
+            ),
+            "STUDY_NODE_AMBIGUOUS": _l("More than one concept is called “%(ref)s”: %(candidates)s. Use its id."),
+            "STUDY_NODE_OTHER_PAGE": _l(
+                "“%(node)s” is on the board of another page (“%(other)s”), not of “%(page)s”. "
+                "A board only joins its own concepts."
+            ),
+            "STUDY_NODE_TITLE_REQUIRED": _l("Give the concept a title."),
+            "STUDY_NODE_TITLE_TOO_LONG": _l("Use at most 200 characters for a concept's title."),
+            "STUDY_NODE_DESCRIPTION_TOO_LONG": _l("Use at most 2,000 characters for a concept's description."),
+            "STUDY_NODE_STATUS_INVALID": _l("Choose To do, Learning or Done."),
+            "STUDY_BOARD_FULL": _l("This board already holds %(limit)s concepts. Remove one to add another."),
+            "STUDY_BOARD_ORDER_INVALID": _l(
+                "Send every concept of this board exactly once (it has %(count)s) in the new order."
+            ),
+            "STUDY_CONNECTION_SELF": _l("“%(node)s” can't lead to itself. Choose two different concepts."),
+            "STUDY_CONNECTION_EXISTS": _l("“%(source)s” already leads to “%(target)s”."),
+            "STUDY_CONNECTION_NOT_FOUND": _l("“%(source)s” doesn't lead to “%(target)s”: there is no such connection."),
         },
         catalogue=("Study notebook",),
-        toolset="study notebook: topics and pages, add notes, show or keep a Mermaid diagram",
+        toolset="study notebook: topics and pages, notes, diagrams shown or kept, concept boards, today's study plan",
     ),
     Domain(
         "study_cycles",

@@ -36,7 +36,7 @@ from app.models import (
     XpDecay,
 )
 from app.models.mood import MoodEntry
-from app.services import categories, focus, goals, habits, ideas, notebook, routines, tasks, widgets
+from app.services import categories, focus, goals, habits, ideas, notebook, routines, study_board, tasks, widgets
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
@@ -372,6 +372,11 @@ def export_notebook_blocks(user):
     return [
         notebook.block_data(block) for topic in notebook.topics(user) for page in topic.pages for block in page.blocks
     ]
+
+
+def export_study_board(user):
+    """Each page's board that holds a concept: the concepts in order, each with what it leads to."""
+    return [board.as_data() for board in study_board.every_board(user)]
 
 
 def _enum(value):

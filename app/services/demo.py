@@ -37,6 +37,7 @@ from app.services import (
     notebook,
     routines,
     schedules,
+    study_board,
     tasks,
 )
 from app.services.progress import today_for, user_zone
@@ -231,6 +232,7 @@ def give_a_life(user, today=None):
     _ideas_board(user)
     _focus_steps(user, today)
     _notebook(user, today)
+    _study_board(user)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -557,3 +559,38 @@ def _notebook(user, today):
             card = notebook.add_card(user, page.id, front, back)
             if reviewed_back is not None:
                 notebook.review_card(user, card.id, "good", today=today - timedelta(days=reviewed_back))
+
+
+# The board of one study page, half learnt: (title, description, status), then what leads to what.
+BOARD_TOPIC, BOARD_PAGE = "Biology", "Cells"
+BOARD_NODES = [
+    ("Cell membrane", "A lipid bilayer that decides what gets in and out.", "DONE"),
+    ("Diffusion and osmosis", "Molecules moving down their gradient; water across the membrane.", "DONE"),
+    ("Mitochondria", "Where respiration makes ATP.", "LEARNING"),
+    ("Cellular respiration", "Glucose + oxygen → ATP, water and CO₂.", "LEARNING"),
+    ("Photosynthesis", None, "TODO"),
+    ("Cell division", "Mitosis first, then meiosis.", "TODO"),
+]
+BOARD_LINKS = [
+    ("Cell membrane", "Diffusion and osmosis"),
+    ("Mitochondria", "Cellular respiration"),
+    ("Photosynthesis", "Cellular respiration"),
+    ("Cell membrane", "Cell division"),
+]
+
+
+def _study_board(user):
+    """A board in progress on the page "Cells" of the topic "Biology" (made when missing)."""
+    page = next(
+        (page for topic in notebook.topics(user) for page in topic.pages if page.title == BOARD_PAGE),
+        None,
+    )
+    if page is None:
+        topic = next((topic for topic in notebook.topics(user) if topic.name == BOARD_TOPIC), None)
+        page = notebook.create_page(user, (topic or notebook.create_topic(user, BOARD_TOPIC)).id, BOARD_PAGE)
+    nodes = {
+        title: study_board.add_node(user, page.id, title, description, status)
+        for title, description, status in BOARD_NODES
+    }
+    for source, target in BOARD_LINKS:
+        study_board.connect(user, page.id, nodes[source].id, nodes[target].id)

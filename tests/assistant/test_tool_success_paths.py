@@ -26,7 +26,21 @@ from app.models import (
 )
 from app.models.agent import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
 from app.models.mood import MoodEntry
-from app.services import assistant, categories, focus, goals, habits, ideas, routines, schedules, tasks
+from app.models.notebook import PageBlock
+from app.models.study_board import StudyConnection, StudyNode
+from app.services import (
+    assistant,
+    categories,
+    focus,
+    goals,
+    habits,
+    ideas,
+    notebook,
+    routines,
+    schedules,
+    study_board,
+    tasks,
+)
 from tests.conftest import make_user
 
 
@@ -52,7 +66,11 @@ def a_life(user):
     evenings = routines.create_list(user, "Evenings", "moon", [{"task_id": dentist.id}])
     warm_up, _steps = focus.add(user, mornings.sections[0].entries[0].id, "Warm up")
     cool_down, _steps = focus.add(user, mornings.sections[0].entries[0].id, "Cool down")
+    cells = notebook.create_page(user, notebook.create_topic(user, "Biology").id, "Cells")
+    cell, tissue, organ = (study_board.add_node(user, cells.id, title) for title in ("Cell", "Tissue", "Organ"))
+    study_board.connect(user, cells.id, cell.id, tissue.id)
     return {
+        "cells": cells, "cell": cell, "tissue": tissue, "organ": organ,
         "health": health, "spare_category": spare_category, "run": run, "stretch": stretch,
         "dentist": dentist, "call": call, "fit": fit, "five_k": five_k, "mornings": mornings,
         "section": mornings.sections[0], "run_entry": mornings.sections[0].entries[0], "evenings": evenings,
@@ -353,6 +371,79 @@ CASES = {
         lambda result, life, user: (
             [(f.kind.value, f.page) for f in rows(Feedback)] == [("FEATURE_REQUEST", "/goals")] and result["sent"]
         ),
+    ),
+    # the study notebook's board
+    "getStudyBoard": (
+        lambda life: {"page": "Cells"},
+        lambda result, life, user: (
+            [(node["title"], node["leadsTo"]) for node in result["nodes"]]
+            == [("Cell", [ids(life, "tissue")]), ("Tissue", []), ("Organ", [])]
+        ),
+    ),
+    "addStudyNode": (
+        lambda life: {"page": ids(life, "cells"), "title": "Organ system", "status": "LEARNING"},
+        lambda result, life, user: (
+            [(n.status.value, n.position) for n in rows(StudyNode, title="Organ system")] == [("LEARNING", 3)]
+            and result["id"] == str(rows(StudyNode, title="Organ system")[0].id)
+        ),
+    ),
+    "editStudyNode": (
+        lambda life: {"page": "Cells", "node": ids(life, "organ"), "description": "Tissues working together"},
+        lambda result, life, user: (
+            (life["organ"].title, life["organ"].description) == ("Organ", "Tissues working together")
+        ),
+    ),
+    "setStudyNodeStatus": (
+        lambda life: {"page": "Cells", "node": "Tissue", "status": "done"},
+        lambda result, life, user: life["tissue"].status.value == "DONE" and result["status"] == "DONE",
+    ),
+    "connectStudyNodes": (
+        lambda life: {"page": "Cells", "from_node": "Tissue", "to_node": "Organ"},
+        lambda result, life, user: (
+            len(rows(StudyConnection, from_node_id=life["tissue"].id, to_node_id=life["organ"].id)) == 1
+        ),
+    ),
+    "disconnectStudyNodes": (
+        lambda life: {"page": "Cells", "from_node": "Cell", "to_node": "Tissue"},
+        lambda result, life, user: rows(StudyConnection) == [],
+    ),
+    "removeStudyNode": (
+        lambda life: {"page": "Cells", "node": ids(life, "cell")},
+        lambda result, life, user: (
+            sorted(n.title for n in rows(StudyNode)) == ["Organ", "Tissue"] and rows(StudyConnection) == []
+        ),
+    ),
+    "reorderStudyBoard": (
+        lambda life: {"page": "Cells", "nodes": ["Organ", "Cell", "Tissue"]},
+        lambda result, life, user: [node["title"] for node in result["nodes"]] == ["Organ", "Cell", "Tissue"],
+    ),
+    "listStudyTopics": (
+        lambda life: {},
+        lambda result, life, user: (
+            [(topic["name"], [page["title"] for page in topic["pages"]]) for topic in result["items"]]
+            == [("Biology", ["Cells"])]
+        ),
+    ),
+    "addStudyNotes": (
+        lambda life: {"page": "Cells", "text": "The **nucleus** holds the DNA."},
+        lambda result, life, user: (
+            [(block.kind, block.text) for block in rows(PageBlock)] == [("note", "The **nucleus** holds the DNA.")]
+            and result["id"] == str(rows(PageBlock)[0].id)
+        ),
+    ),
+    "addStudyDiagram": (
+        lambda life: {"page": ids(life, "cells"), "source": "flowchart TD\n  Cell --> Tissue"},
+        lambda result, life, user: (
+            [(block.kind, block.text) for block in rows(PageBlock)] == [("diagram", "flowchart TD\n  Cell --> Tissue")]
+        ),
+    ),
+    "showDiagram": (
+        lambda life: {"source": "flowchart TD\n  Cell --> Tissue"},
+        lambda result, life, user: result["shown"] is True and rows(PageBlock) == [],
+    ),
+    "getStudyPlanForToday": (
+        lambda life: {},
+        lambda result, life, user: result["plan"] is None,
     ),
     # mood
     "logDailyMood": (

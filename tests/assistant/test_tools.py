@@ -14,7 +14,7 @@ from app import domains
 from app.agent.tools import registry, toolsets
 from app.extensions import db
 from app.models import User
-from app.services import categories, focus, goals, habits, notebook, routines, schedules, tasks
+from app.services import categories, focus, goals, habits, notebook, routines, schedules, study_board, tasks
 from tests.conftest import make_user
 
 ALL_TOOLS = sorted(registry.REGISTRY)
@@ -45,12 +45,13 @@ def build_a_life(user):
     schedules.set_days(user, routine.id, list(range(7)))
     section = routine.sections[0]
     micro_task, _steps = focus.add(user, section.entries[0].id, "Warm up")
-    topic = notebook.create_topic(user, "Biology")
-    study_page = notebook.create_page(user, topic.id, "Cells")
+    study_page = notebook.create_page(user, notebook.create_topic(user, "Biology").id, "Cells")
+    node, other_node = (study_board.add_node(user, study_page.id, title) for title in ("Cell", "Tissue"))
+    study_board.connect(user, study_page.id, node.id, other_node.id)
     return {
         "category": category, "habit": habit, "task": task, "goal": child, "parent": parent,
         "routine": routine, "section": section, "entry": section.entries[0], "micro_task": micro_task,
-        "study_page": study_page,
+        "study_page": study_page, "node": node, "other_node": other_node,
     }  # fmt: skip
 
 
@@ -112,6 +113,14 @@ def foreign_arguments(name, life):
         "deleteMicroTask": {"micro_task_id": ids["micro_task"]},
         "addStudyNotes": {"page": ids["study_page"], "text": "Taken"},
         "addStudyDiagram": {"page": ids["study_page"], "source": "graph TD\n  Taken-->Over"},
+        "getStudyBoard": {"page": ids["study_page"]},
+        "addStudyNode": {"page": ids["study_page"], "title": "Taken"},
+        "editStudyNode": {"page": ids["study_page"], "node": ids["node"], "title": "Taken"},
+        "setStudyNodeStatus": {"page": ids["study_page"], "node": ids["node"], "status": "DONE"},
+        "connectStudyNodes": {"page": ids["study_page"], "from_node": ids["other_node"], "to_node": ids["node"]},
+        "disconnectStudyNodes": {"page": ids["study_page"], "from_node": ids["node"], "to_node": ids["other_node"]},
+        "removeStudyNode": {"page": ids["study_page"], "node": ids["node"]},
+        "reorderStudyBoard": {"page": ids["study_page"], "nodes": [ids["other_node"], ids["node"]]},
     }
     return by_tool.get(name)
 
@@ -156,7 +165,7 @@ NO_IDS = {"getUserHabits", "getUserCategories", "getUserTasks", "getUserGoals", 
           "getUserSchedules", "getTodayRoutine", "getUserConfiguration", "updateUserConfiguration",
           "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory",
           "openToolsets", "logDailyMood", "getUserMoodHistory", "createQuickNote", "getQuickNotes",
-          "getDayView", "listStudyTopics", "showDiagram"}  # fmt: skip
+          "getDayView", "listStudyTopics", "showDiagram", "getStudyPlanForToday"}  # fmt: skip
 TAKING_IDS = [name for name in ALL_TOOLS if name not in NO_IDS]
 
 
@@ -169,7 +178,20 @@ class _Row:
     id = uuid.uuid4()
 
 
-LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry", "micro_task", "study_page")
+LIFE_KEYS = (
+    "category",
+    "habit",
+    "task",
+    "goal",
+    "parent",
+    "routine",
+    "section",
+    "entry",
+    "micro_task",
+    "study_page",
+    "node",
+    "other_node",
+)
 
 
 @pytest.mark.parametrize("name", TAKING_IDS)
@@ -220,15 +242,24 @@ def test_every_registered_tool_is_in_the_design_document():
     assert set(registry.REGISTRY) - catalogued == {toolsets.DISCOVERY}  # the way to the others, not a feature
 
 
+# Tools of a built domain that arrive with a later part of it, and which part.
+STILL_TO_COME = {"generateStudyCards": "the notebook's AI (its own door to the chain)"}
+
+
 @pytest.mark.parametrize("heading", CATALOGUE)
 def test_every_tool_of_the_design_document_is_registered(heading):
-    """A built domain has every tool of its catalogue row; a domain not built yet is reported
-    with the tools it still lacks (a skip, listed by `-ra`), never pinned as a subset."""
+    """A built domain has every tool of its catalogue row, but those STILL_TO_COME names; a
+    domain not built yet is reported with the tools it still lacks (a skip, listed by `-ra`)."""
     (domain,) = [domain for domain in domains.DOMAINS if heading in domain.catalogue]
     missing = [name for name in CATALOGUE[heading] if name not in registry.REGISTRY]
     if not domain.built:
         pytest.skip(f"{heading} ({domain.name}) is not built yet; still missing: {', '.join(missing)}")
-    assert missing == []
+    assert missing == [name for name in CATALOGUE[heading] if name in STILL_TO_COME]
+
+
+def test_a_tool_still_to_come_is_not_registered_yet():
+    """Once it lands, it leaves STILL_TO_COME."""
+    assert not set(STILL_TO_COME) & set(registry.REGISTRY)
 
 
 def test_every_tool_describes_itself_and_a_write_links_to_its_page():

@@ -14,7 +14,7 @@ import pytest
 
 from app import domains
 from app.extensions import db
-from app.services import assistant, feedback, focus, ideas, notebook, routines, schedules
+from app.services import assistant, feedback, focus, ideas, notebook, routines, schedules, study_board
 from tests.builders import a_category, a_goal, a_habit, a_task, as_user
 
 SOURCES = {argument: table for domain in domains.DOMAINS for argument, table in domain.ids.items()}
@@ -25,7 +25,7 @@ FORM = {"name": "Taken over", "value": "5", "target_value": "1", "unit": "x", "i
 
 def a_whole_life(user):
     """One row in every table a route can name: the catalogue, a scheduled routine and a step of
-    its entry, feedback, a note, a notebook page with a flashcard, a chat."""
+    its entry, feedback, a note, a notebook page with a flashcard and a concept on its board, a chat."""
     category = a_category(user)
     habit = a_habit(user, "Run", category=category)
     task = a_task(user, "Call mom", categories=[category.id])
@@ -42,6 +42,7 @@ def a_whole_life(user):
     topic = notebook.create_topic(user, "Biology")
     page = notebook.create_page(user, topic.id, "Cells")
     notebook.add_card(user, page.id, "Unit of life?", "The cell")
+    study_board.add_node(user, page.id, "Cell")
     chat = assistant.create_chat(user, "Plans")
     assistant.start_turn(user, chat.id, "What is on today?")
 

@@ -1,0 +1,134 @@
+"""The notebook's board tools: read a page's board of concepts, add, edit, connect, order and
+remove its nodes, and read today's study plan.
+
+Every tool names the page (its id or exact title) and each node on it (its id from getStudyBoard,
+or its exact title on that board); a node of another page is refused, never moved or joined.
+"""
+
+from flask_babel import lazy_gettext as _l
+from pydantic import BaseModel, Field
+
+from app.agent.tools.registry import tool
+from app.models.study_board import NODE_DESCRIPTION_MAX, NODE_TITLE_MAX
+from app.services import notebook, study_board
+from app.services.entity_fields import UNSET
+
+PAGE = "The notebook page: its id, or its exact title."
+NODE = "A concept on that page's board: its id (getStudyBoard) or its exact title there."
+STATUS = "TODO, LEARNING or DONE."
+
+
+class PageRef(BaseModel):
+    page: str = Field(description=PAGE)
+
+
+class NodeNew(PageRef):
+    title: str = Field(description=f"The concept (1–{NODE_TITLE_MAX} characters).")
+    description: str | None = Field(None, description=f"Optional, at most {NODE_DESCRIPTION_MAX} characters.")
+    status: str | None = Field(None, description=f"{STATUS} Left out: TODO.")
+
+
+class NodeRef(PageRef):
+    node: str = Field(description=NODE)
+
+
+class NodeEdit(NodeRef):
+    title: str | None = Field(None, description="The new title; left out, it stays.")
+    description: str | None = Field(None, description="The new description (empty text clears it); left out, it stays.")
+    status: str | None = Field(None, description=f"{STATUS} Left out, it stays.")
+
+
+class NodeStatusSet(NodeRef):
+    status: str = Field(description=STATUS)
+
+
+class Link(PageRef):
+    from_node: str = Field(description=f"Where the connection starts. {NODE}")
+    to_node: str = Field(description=f"Where it leads. {NODE}")
+
+
+class BoardOrder(PageRef):
+    nodes: list[str] = Field(description="Every concept of the board exactly once, in the new order (ids or titles).")
+
+
+def _on_page(ctx, args):
+    return notebook.resolve_page(ctx.user, args.page)
+
+
+def _given(value):
+    return UNSET if value is None else value
+
+
+def _node(node):
+    return study_board.node_data(node)
+
+
+@tool(domain="notebook", kind="read", label=_l("Read a study board"), args=PageRef)
+def getStudyBoard(ctx, args):
+    """A notebook page's board: its concepts in order (id, title, description, status TODO /
+    LEARNING / DONE) and, for each, the ids of the concepts it leads to."""
+    return study_board.board(ctx.user, args.page).as_data()
+
+
+@tool(domain="notebook", kind="write", label=_l("Added a concept to a study board"), page="/notebook", args=NodeNew)
+def addStudyNode(ctx, args):
+    """Add a concept at the end of a notebook page's board; returns its id."""
+    return _node(study_board.add_node(ctx.user, args.page, args.title, args.description, args.status))
+
+
+@tool(domain="notebook", kind="write", label=_l("Changed a concept on a study board"), page="/notebook", args=NodeEdit)
+def editStudyNode(ctx, args):
+    """Change a concept's title, description or status; what is left out stays."""
+    node = study_board.edit_node(
+        ctx.user,
+        args.node,
+        title=_given(args.title),
+        description=_given(args.description),
+        status=_given(args.status),
+        page=_on_page(ctx, args),
+    )
+    return _node(node)
+
+
+@tool(domain="notebook", kind="write", label=_l("Set a concept's status"), page="/notebook", args=NodeStatusSet)
+def setStudyNodeStatus(ctx, args):
+    """Mark a concept TODO, LEARNING or DONE."""
+    return _node(study_board.set_status(ctx.user, args.node, args.status, page=_on_page(ctx, args)))
+
+
+@tool(domain="notebook", kind="write", label=_l("Connected two concepts"), page="/notebook", args=Link)
+def connectStudyNodes(ctx, args):
+    """Add a directed connection between two concepts of the same page's board (from leads to).
+    A duplicate, a concept leading to itself or a concept of another page is refused."""
+    connection = study_board.connect(ctx.user, args.page, args.from_node, args.to_node)
+    return {"from": str(connection.from_node_id), "to": str(connection.to_node_id)}
+
+
+@tool(domain="notebook", kind="write", label=_l("Disconnected two concepts"), page="/notebook", args=Link)
+def disconnectStudyNodes(ctx, args):
+    """Remove the connection from one concept of a page's board to another."""
+    source, target = study_board.disconnect(ctx.user, args.page, args.from_node, args.to_node)
+    return {"removed": {"from": str(source.id), "to": str(target.id)}}
+
+
+@tool(domain="notebook", kind="write", label=_l("Removed a concept from a study board"), page="/notebook",
+      args=NodeRef)  # fmt: skip
+def removeStudyNode(ctx, args):
+    """Remove a concept and every connection to or from it. Confirm first."""
+    node = study_board.remove_node(ctx.user, args.node, page=_on_page(ctx, args))
+    return {"removed": _node(node)}
+
+
+@tool(domain="notebook", kind="write", label=_l("Reordered a study board"), page="/notebook", args=BoardOrder)
+def reorderStudyBoard(ctx, args):
+    """Put a page's board in a new order: send every concept of it exactly once."""
+    return study_board.reorder(ctx.user, args.page, args.nodes).as_data()
+
+
+@tool(domain="notebook", kind="read", label=_l("Read today's study plan"))
+def getStudyPlanForToday(ctx, args):
+    """Today's study plan: what to study today and for how long."""
+    plan = study_board.study_plan_for_today(ctx.user)
+    if plan is None:
+        return {"plan": None, "message": "There is no study plan yet: nothing is planned for today."}
+    return {"plan": plan}
