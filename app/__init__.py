@@ -35,7 +35,9 @@ def create_app(config_name=None, **overrides):
     from app import models  # noqa: F401  (registers every table on db.metadata)
 
     db.init_app(app)
-    migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
+    migrate.init_app(
+        app, db, directory=str(ROOT / "migrations"), render_as_batch=True, include_object=models.include_object
+    )
     csrf.init_app(app)
     limiter.init_app(app)
     sock.init_app(app)

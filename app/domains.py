@@ -230,10 +230,11 @@ DOMAINS = (
         "notebook",
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
-        services=("notebook",),
-        models={"notebook": ("study_topics", "study_pages")},
-        export={"notebook": ("study_topics", "study_pages")},
-        ids={"topic_id": "study_topics", "page_id": "study_pages"},
+        services=("notebook", "study_sources"),
+        models={"notebook": ("study_topics", "study_pages"), "study_sources": ("study_sources", "study_passages")},
+        export={"notebook": ("study_topics", "study_pages"), "notebook_sources": ("study_sources",)},
+        not_exported={"study_passages": "cut from each source's text, which is exported; the split rebuilds them"},
+        ids={"topic_id": "study_topics", "page_id": "study_pages", "source_id": "study_sources"},
         errors={
             "NOTEBOOK_TOPIC_NOT_FOUND": _l("We couldn't find that topic. It may have been deleted."),
             "NOTEBOOK_PAGE_NOT_FOUND": _l("We couldn't find that page. It may have been deleted."),
@@ -246,6 +247,29 @@ DOMAINS = (
             "NOTEBOOK_PAGE_TITLE_REQUIRED": _l("Give the page a title."),
             "NOTEBOOK_PAGE_TITLE_TOO_LONG": _l("Use at most 200 characters for a page's title."),
             "NOTEBOOK_PARENT_OTHER_TOPIC": _l("A page can only sit inside a page of its own topic."),
+            "NOTEBOOK_SOURCE_NOT_FOUND": _l("We couldn't find that source. It may have been deleted."),
+            "NOTEBOOK_SOURCE_EMPTY": _l("This source has no text. Paste or upload some text to study from."),
+            "NOTEBOOK_SOURCE_TOO_LONG": _l(
+                "A pasted source holds at most 100,000 characters. Split it in parts, or upload it as a file."
+            ),
+            "NOTEBOOK_SOURCE_TITLE_TOO_LONG": _l("Use at most 200 characters for a source's title."),
+            "NOTEBOOK_SOURCE_FILE_REQUIRED": _l("Choose a .txt, .md or .pdf file to upload."),
+            "NOTEBOOK_SOURCE_FILE_TOO_LARGE": _l("Upload a file of at most 5 MB."),
+            "NOTEBOOK_SOURCE_FILE_TYPE": _l("Upload a .txt, .md or .pdf file."),
+            "NOTEBOOK_SOURCE_NOT_TEXT": _l(
+                "This file isn't plain text (UTF-8). Save it as .txt or .md, or upload the PDF itself."
+            ),
+            "NOTEBOOK_SOURCE_NOT_PDF": _l("This file is named .pdf but isn't a PDF. Upload the PDF itself."),
+            "NOTEBOOK_SOURCE_PDF_UNREADABLE": _l("This PDF can't be read: it may be damaged or password-protected."),
+            "NOTEBOOK_SOURCE_PDF_NO_TEXT": _l(
+                "This PDF has no text to extract (it may be scanned images). Upload a PDF with selectable text, "
+                "or paste the text."
+            ),
+            "NOTEBOOK_SOURCE_PROCESSING_FAILED": _l(
+                "Something went wrong while this source was indexed; nothing of it is searchable. Delete it and "
+                "add it again."
+            ),
+            "NOTEBOOK_SEARCH_TOO_LONG": _l("Search for at most 200 characters."),
         },
         catalogue=("Study notebook",),
     ),

@@ -36,7 +36,8 @@ from app.models import (
     XpDecay,
 )
 from app.models.mood import MoodEntry
-from app.services import categories, focus, goals, habits, ideas, notebook, routines, tasks, widgets
+from app.models.study_sources import StudySource
+from app.services import categories, focus, goals, habits, ideas, notebook, routines, study_sources, tasks, widgets
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
@@ -365,6 +366,16 @@ def export_notebook(user):
         {"id": str(topic.id), "name": topic.name, "pages": [notebook.page_data(page) for page in topic.pages]}
         for topic in notebook.topics(user)
     ]
+
+
+def export_notebook_sources(user):
+    """Every page's sources with their whole text (the passages are cut from it)."""
+    rows = db.session.scalars(
+        db.select(StudySource)
+        .where(StudySource.user_id == user.id)
+        .order_by(StudySource.page_id, StudySource.created_at, StudySource.id)
+    ).all()
+    return [study_sources.source_data(source) for source in rows]
 
 
 def _enum(value):
