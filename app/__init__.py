@@ -32,7 +32,7 @@ def create_app(config_name=None, **overrides):
         count = app.config["PROXY_COUNT"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=count)
 
-    from app import models  # noqa: F401  (registers every table on db.metadata)
+    from app import models  # registers every table on db.metadata
 
     db.init_app(app)
     migrate.init_app(

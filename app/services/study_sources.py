@@ -225,8 +225,8 @@ def _process(app, source_id):
         with app.app_context():
             try:
                 _read_split_and_index(source_id)
-            except DomainError as refusal:
-                _failed(source_id, refusal.key)
+            except DomainError as refusal:  # the field's own reason ("no text in this PDF"), if it has one
+                _failed(source_id, next(iter(refusal.details.values()), refusal.key))
             except Exception:
                 log.exception("source %s could not be indexed", source_id)
                 _failed(source_id, "NOTEBOOK_SOURCE_PROCESSING_FAILED")

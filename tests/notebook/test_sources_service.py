@@ -32,7 +32,9 @@ def a_pdf(*pages):
     )
     for lines in pages:
         page = writer.add_blank_page(612, 792)
-        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
         stream = DecodedStreamObject()
         stream.set_data(f"BT /F1 12 Tf 14 TL 72 720 Td {''.join(f'({line}) Tj T* ' for line in lines)}ET".encode())
         page[NameObject("/Contents")] = writer._add_object(stream)
@@ -102,7 +104,12 @@ def test_an_empty_text_has_no_passage():
 
 def test_a_pasted_source_is_searchable_at_once_and_titled_by_its_first_line(ana, page):
     source = study_sources.paste(ana, page.id, "# Photosynthesis\n\nPlants turn light into sugar.")
-    assert (source.title, source.origin, source.status, source.passages_total) == ("Photosynthesis", "pasted", "ready", 1)
+    assert (source.title, source.origin, source.status, source.passages_total) == (
+        "Photosynthesis",
+        "pasted",
+        "ready",
+        1,
+    )
     assert found(ana, page, "sugar") == [("Photosynthesis", 1)]
 
 
@@ -119,7 +126,7 @@ def test_pasted_sources_are_refused_empty_too_long_or_with_a_long_title(ana, pag
 
 def test_text_markdown_and_pdf_files_are_read(ana, page):
     txt = study_sources.upload(ana, page.id, "notes.txt", "\ufeffOsmosis moves water.\r\n".encode())
-    md = study_sources.upload(ana, page.id, "C:\\docs\\summary.md", "# Summary\n\nDiffusion spreads solutes.".encode())
+    md = study_sources.upload(ana, page.id, "C:\\docs\\summary.md", b"# Summary\n\nDiffusion spreads solutes.")
     pdf = study_sources.upload(ana, page.id, "paper.pdf", a_pdf(["Ribosomes build proteins."]))
     assert [(s.title, s.origin, s.filename) for s in (txt, md, pdf)] == [
         ("notes", "txt", "notes.txt"),
@@ -175,7 +182,9 @@ def test_another_users_page_and_source_are_unknown(ana, bruno, page):
 
 
 def test_search_ranks_the_passage_about_the_words_first(ana, page):
-    study_sources.paste(ana, page.id, "Many organelles exist; the mitochondria is one of them, among dozens more.", "Once")
+    study_sources.paste(
+        ana, page.id, "Many organelles exist; the mitochondria is one of them, among dozens more.", "Once"
+    )
     study_sources.paste(
         ana, page.id, "Mitochondria. Mitochondria make energy; mitochondria have their own DNA.", "Thrice"
     )
@@ -193,7 +202,7 @@ def test_search_is_case_insensitive_takes_the_last_word_as_a_prefix_and_ignores_
     study_sources.paste(ana, page.id, "Photosynthesis happens in CHLOROPLASTS.", "Plants")
     assert found(ana, page, "chloroplasts") == [("Plants", 1)]
     assert found(ana, page, "photosynth") == [("Plants", 1)]
-    assert found(ana, page, 'NEAR( "photo* OR ) -- \' ;') == []  # quotes, operators: just words
+    assert found(ana, page, "NEAR( \"photo* OR ) -- ' ;") == []  # quotes, operators: just words
     assert found(ana, page, "  !!! ") == []
     with pytest.raises(Invalid):
         study_sources.search(ana, page.id, "x" * 201)
