@@ -2,8 +2,9 @@
 searchable by full text (SQLite FTS5 or PostgreSQL's tsvector, app/models/study_sources.py).
 
 A short source is split and indexed inside the request that adds it. A long one (or a large
-PDF) is stored as it came and answered at once; a background thread reads, splits and indexes
-it in batches, counting its progress for the page's indicator. Search only ever sees a source
+PDF) is stored as it came, queued, and answered at once; the route then hands it to
+`start_processing`, whose background thread reads, splits and indexes it in batches, counting
+its progress for the page's indicator. Search only ever sees a source
 once it is ready, and a failure on the way deletes what was indexed and marks the source failed
 with the reason, so a half-index is never searchable and never silent. Sources are written only
 from the notebook's pages: the assistant has no tool for them.
@@ -47,10 +48,8 @@ EXTENSIONS = {".txt": "txt", ".md": "md", ".pdf": "pdf"}
 SEARCH_MAX_CHARS = 200
 SEARCH_RESULTS = 20
 SEARCH_TERMS_MAX = 12
-# A source up to this many characters is indexed in its request; a longer one, or a PDF above
-# PDF_INLINE_BYTES, in the background (both overridable in the app's config, as tests do).
-INLINE_CHARS = 20_000
-PDF_INLINE_BYTES = 512 * 1024
+# How long a source may be and still be indexed in its request, and how large a PDF may be
+# and still be read there: the app's NOTEBOOK_SOURCE_INLINE_CHARS and NOTEBOOK_PDF_INLINE_BYTES.
 BATCH = 200  # passages indexed per commit in the background: the progress moves in these steps
 # A source still queued or processing this long after its last progress lost its thread (the
 # worker restarted): it shows as failed rather than spinning for ever.
@@ -163,7 +162,7 @@ def upload(user, page_id, filename, data):
     if origin == "pdf":
         if not _looks_like_pdf(data):
             refuse_if({"file": "NOTEBOOK_SOURCE_NOT_PDF"})
-        if len(data) <= _setting("NOTEBOOK_PDF_INLINE_BYTES", PDF_INLINE_BYTES):
+        if len(data) <= current_app.config["NOTEBOOK_PDF_INLINE_BYTES"]:
             source.text = _file_text(pdf_text(data))
         else:
             source.upload = data
@@ -173,8 +172,8 @@ def upload(user, page_id, filename, data):
 
 
 def _stored(user, source):
-    """Save the source; index it now when it is short, else hand it to a background thread."""
-    inline = source.text is not None and len(source.text) <= _setting("NOTEBOOK_SOURCE_INLINE_CHARS", INLINE_CHARS)
+    """Save the source, indexed now when it is short; else queued for `start_processing`."""
+    inline = source.text is not None and len(source.text) <= current_app.config["NOTEBOOK_SOURCE_INLINE_CHARS"]
     if inline:
         passages = split(source.text)
         source.passages = [StudyPassage(position=p.position, start=p.start, text=p.text) for p in passages]
@@ -183,8 +182,6 @@ def _stored(user, source):
     db.session.add(source)
     db.session.commit()
     announce(user, "notebook")
-    if not inline:
-        start_processing(source.id)
     return source
 
 
@@ -202,9 +199,8 @@ _threads = {}  # str(source id) -> its thread, while it runs (tests wait on them
 _threads_lock = threading.Lock()
 
 
-def start_processing(source_id):
-    """Read, split and index the source on its own thread (a greenlet under gevent)."""
-    app = current_app._get_current_object()
+def start_processing(app, source_id):
+    """Read, split and index a queued source on its own thread (a greenlet under gevent)."""
     thread = threading.Thread(target=_process, args=(app, source_id), name=f"source-{source_id}", daemon=True)
     with _threads_lock:
         _threads[str(source_id)] = thread
@@ -503,7 +499,3 @@ def _first_line(text):
 
 def _extension(name):
     return ("." + name.rsplit(".", 1)[-1].lower()) if "." in name else ""
-
-
-def _setting(name, default):
-    return current_app.config.get(name, default)

@@ -1,8 +1,9 @@
 """The study notebook: topics and their pages."""
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 from flask_login import login_required
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -171,9 +172,15 @@ def _source_refused(form, page, error, keep=True):
 
 
 def _source_added(form, page, source):
-    """An empty form again, and a toast: ready (searchable now) or being indexed."""
+    """An empty form again, and a toast: ready (searchable now) or being indexed, on its thread."""
+    if source.status == "queued":
+        study_sources.start_processing(current_app._get_current_object(), source.id)
     if source.status == "ready":
-        message = _("Source added: %(count)s passages are searchable.", count=source.passages_total)
+        message = ngettext(
+            "Source added: %(num)s passage is searchable.",
+            "Source added: %(num)s passages are searchable.",
+            source.passages_total,
+        )
     else:
         message = _("Source added. Its passages are being indexed; search finds them once it is ready.")
     if not is_htmx():

@@ -50,7 +50,7 @@ def test_pasting_a_source_lists_it_and_says_how_many_passages_are_searchable(app
     )
     assert response.status_code == 200
     assert "domain:notebook" in response.headers["HX-Trigger"]
-    assert toast_of(response) == "Source added: 1 passages are searchable."
+    assert toast_of(response) == "Source added: 1 passage is searchable."
     assert "Cells are small" not in response.get_data(as_text=True)  # the form comes back empty
     assert sources_of(app, user_id, page_id) == [("Chapter 1", "ready", 1)]
     panel = signed_in.get(f"/notebook/pages/{page_id}/sources", headers=hx(signed_in)).get_data(as_text=True)
