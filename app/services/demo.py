@@ -34,8 +34,10 @@ from app.services import (
     habits,
     ideas,
     mood,
+    notebook,
     routines,
     schedules,
+    study_sources,
     tasks,
 )
 from app.services.progress import today_for, user_zone
@@ -229,6 +231,7 @@ def give_a_life(user, today=None):
     _moods(user, today)
     _ideas_board(user)
     _focus_steps(user, today)
+    _study_source(user)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -510,3 +513,30 @@ def _ideas_board(user):
     """A board of notes in several colours, one already archived."""
     notes = [ideas.create(user, text, colour) for text, colour in IDEAS]
     ideas.archive(user, notes[-1].id)
+
+
+DEMO_SOURCE_TITLE = "Chapter 3: The cell"
+DEMO_SOURCE = """# Chapter 3: The cell
+
+Every living thing is made of cells. A cell is the smallest unit that can carry out the processes of life: \
+it takes in nutrients, turns them into energy, grows, and divides.
+
+The plasma membrane surrounds the cell. It is a double layer of lipids with proteins set into it, and it \
+decides what enters and what leaves: water crosses it by osmosis, small molecules by diffusion, and larger \
+ones through channel and carrier proteins.
+
+The nucleus holds the cell's DNA, wrapped around proteins as chromatin. During division the chromatin \
+condenses into chromosomes, so that each daughter cell receives a full copy of the genome.
+
+Mitochondria turn glucose and oxygen into ATP, the energy currency of the cell. They have their own DNA, a \
+trace of their origin as free-living bacteria taken in by an ancestral cell long ago.
+
+In plant cells, chloroplasts capture light and make sugar by photosynthesis, and a rigid wall of cellulose \
+outside the membrane gives the plant its shape."""
+
+
+def _study_source(user):
+    """A pasted chapter on a notebook page, split and searchable."""
+    topic = notebook.create_topic(user, "Biology")
+    page = notebook.create_page(user, topic.id, "The cell")
+    study_sources.paste(user, page.id, DEMO_SOURCE, title=DEMO_SOURCE_TITLE)

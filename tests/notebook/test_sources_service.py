@@ -12,7 +12,7 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 from app.extensions import db
 from app.models import StudyPassage, StudySource
 from app.models.study_sources import SEARCH_TABLE
-from app.services import configuration, notebook, study_sources
+from app.services import configuration, demo, notebook, study_sources
 from app.services.errors import Invalid, NotFound
 from app.services.study_sources import PASSAGE_MAX, PASSAGE_TARGET, split
 from tests.conftest import PASSWORD
@@ -247,3 +247,12 @@ def test_the_export_carries_each_source_with_its_text(ana, page):
     (exported,) = configuration.export(ana)["notebook_sources"]
     assert exported["title"] == "Mitosis" and exported["text"] == "Cells divide by mitosis."
     assert exported["pageId"] == str(page.id) and exported["status"] == "ready"
+
+
+def test_the_demo_account_has_a_pasted_source_to_search(ana):
+    demo.give_a_life(ana)
+    (source,) = db.session.scalars(sa.select(StudySource).where(StudySource.user_id == ana.id)).all()
+    assert (source.title, source.origin, source.status) == (demo.DEMO_SOURCE_TITLE, "pasted", "ready")
+    assert source.passages_total > 1
+    page = notebook.get_page(ana, source.page_id)
+    assert [hit.source.title for hit in study_sources.search(ana, page.id, "mitochondria")] == [source.title]
