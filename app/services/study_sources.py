@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from flask import current_app
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
+from sqlalchemy.orm import load_only
 
 from app.events import announce
 from app.extensions import db
@@ -373,42 +374,44 @@ def search(user, page_id, query, limit=SEARCH_RESULTS):
     terms = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))[:SEARCH_TERMS_MAX]
     if not terms:
         return []
-    scope = (StudySource.user_id == user.id, StudySource.page_id == page.id, StudySource.status == "ready")
-    if db.engine.dialect.name == "postgresql":
-        found = _postgresql_search(terms, scope, limit)
-    else:
-        found = _sqlite_search(terms, scope, limit)
+    # The page's ready sources first (a few small rows: their text is not loaded), so ranking
+    # never reads a whole source per matching passage.
+    sources = {
+        source.id: source
+        for source in db.session.scalars(
+            db.select(StudySource)
+            .options(load_only(StudySource.title, StudySource.passages_total))
+            .where(StudySource.user_id == user.id, StudySource.page_id == page.id, StudySource.status == "ready")
+        )
+    }
+    if not sources:
+        return []
+    ranked = _postgresql_ranked if db.engine.dialect.name == "postgresql" else _sqlite_ranked
+    passages = db.session.scalars(ranked(terms, StudyPassage.source_id.in_(sources)).limit(limit)).all()
     pattern = _highlighter(terms)
-    return [Hit(passage, source, highlighted(passage.text, pattern)) for passage, source in found]
+    return [Hit(passage, sources[passage.source_id], highlighted(passage.text, pattern)) for passage in passages]
 
 
-def _sqlite_search(terms, scope, limit):
+def _sqlite_ranked(terms, scope):
     index = sa.table(SEARCH_TABLE, sa.column("rowid"))
     match = " OR ".join([*(f'"{term}"' for term in terms[:-1]), f'"{terms[-1]}"*'])
-    rank = sa.func.bm25(sa.literal_column(SEARCH_TABLE))
-    statement = (
-        sa.select(StudyPassage, StudySource)
+    return (
+        sa.select(StudyPassage)
         .select_from(index)
         .join(StudyPassage, StudyPassage.id == index.c.rowid)
-        .join(StudySource, StudySource.id == StudyPassage.source_id)
-        .where(sa.literal_column(SEARCH_TABLE).op("MATCH")(match), *scope)
-        .order_by(rank, StudySource.created_at, StudyPassage.position)
-        .limit(limit)
+        .where(sa.literal_column(SEARCH_TABLE).op("MATCH")(match), scope)
+        .order_by(sa.func.bm25(sa.literal_column(SEARCH_TABLE)), StudyPassage.id)
     )
-    return db.session.execute(statement).all()
 
 
-def _postgresql_search(terms, scope, limit):
+def _postgresql_ranked(terms, scope):
     query = sa.func.to_tsquery(sa.literal_column("'simple'::regconfig"), " | ".join([*terms[:-1], f"{terms[-1]}:*"]))
     vector = sa.literal_column(f"study_passages.{SEARCH_COLUMN}")
-    statement = (
-        sa.select(StudyPassage, StudySource)
-        .join(StudySource, StudySource.id == StudyPassage.source_id)
-        .where(vector.op("@@")(query), *scope)
-        .order_by(sa.func.ts_rank_cd(vector, query).desc(), StudySource.created_at, StudyPassage.position)
-        .limit(limit)
+    return (
+        sa.select(StudyPassage)
+        .where(vector.op("@@")(query), scope)
+        .order_by(sa.func.ts_rank_cd(vector, query).desc(), StudyPassage.id)
     )
-    return db.session.execute(statement).all()
 
 
 def _highlighter(terms):
