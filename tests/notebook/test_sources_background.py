@@ -109,10 +109,11 @@ def test_the_row_shows_the_progress_and_search_waits_for_the_whole_source(source
     assert first_batch_in.wait(10)
     time.sleep(0.2)  # the batch's commit
     row = browser_like.get(f"/notebook/sources/{source.id}/progress", headers=hx(browser_like)).get_data(as_text=True)
+    searched_midway = hits(sources_app, browser_like.user_id, browser_like.page_id, "osmosis")
     go_on.set()
     assert 'hx-trigger="every 1s"' in row and 'data-state="processing"' in row
     assert re.search(r'<progress max="8" value="[03]"', row)
-    assert hits(sources_app, browser_like.user_id, browser_like.page_id, "osmosis") == []  # not ready yet
+    assert searched_midway == []  # three passages are in, but the source is not ready yet
     study_sources.wait_for(source.id)
     assert "8 passages, searchable" in row_until(browser_like, source.id, "ready")
 
