@@ -37,6 +37,7 @@ def page(page_id):
 SOURCES_PANEL = "notebook/_sources_panel.html"
 SOURCE_ROW = "notebook/_sources_row.html"
 SEARCH_RESULTS = "notebook/_sources_results.html"
+SEARCH_PAGE = "notebook/_sources_search_page.html"
 PASTE_FORM = "notebook/_sources_paste.html"
 UPLOAD_FORM = "notebook/_sources_upload.html"
 # Above these a request is cut short before it is read whole, and told the limit.
@@ -150,7 +151,8 @@ def delete_source(source_id):
 @bp.get("/pages/<page_id>/search")
 @login_required
 def search_sources(page_id):
-    """Ranked passages for the search box: the results alone for htmx, the study page without."""
+    """Ranked passages for the search box: the results alone for htmx; without JavaScript, the
+    page's title and sources panel with them (the study page's other parts are not needed)."""
     page = notebook.get_page(acting_user(), page_id)
     query = request.args.get("q", "")
     try:
@@ -158,7 +160,7 @@ def search_sources(page_id):
     except DomainError as refusal:
         hits, error = [], refusal
     context = {"page": page, "query": query[: study_sources.SEARCH_MAX_CHARS], "hits": hits, "search_error": error}
-    return render_page("notebook/study_page.html", SEARCH_RESULTS, active="notebook", searched=True, **context)
+    return render_page(SEARCH_PAGE, SEARCH_RESULTS, active="notebook", searched=True, **context)
 
 
 def _source_refused(form, page, error, keep=True):

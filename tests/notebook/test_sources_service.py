@@ -3,12 +3,14 @@ ranked full-text search — on SQLite here, and on PostgreSQL when BEYOU_TEST_DA
 (the same tests run on both: the index is created with the tables, as the migration makes it)."""
 
 import io
+import pathlib
 
 import pytest
 import sqlalchemy as sa
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
+from app.agent.tools.registry import REGISTRY
 from app.extensions import db
 from app.models import StudyPassage, StudySource
 from app.models.study_sources import SEARCH_TABLE
@@ -256,3 +258,10 @@ def test_the_demo_account_has_a_pasted_source_to_search(ana):
     assert source.passages_total > 1
     page = notebook.get_page(ana, source.page_id)
     assert [hit.source.title for hit in study_sources.search(ana, page.id, "mitochondria")] == [source.title]
+
+
+def test_no_assistant_tool_can_write_a_source():
+    """Sources are written from the notebook's pages only: no tool module reaches their service."""
+    tools = pathlib.Path(__file__).resolve().parents[2] / "app" / "agent" / "tools"
+    assert [path.name for path in tools.glob("*.py") if "study_sources" in path.read_text()] == []
+    assert REGISTRY and [name for name in REGISTRY if "source" in name.lower()] == []
