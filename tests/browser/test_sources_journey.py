@@ -132,3 +132,24 @@ def test_the_search_and_the_forms_are_reached_by_keyboard(page, sources_server):
     page.keyboard.press("Tab")
     expect(page.locator("#source-title")).to_be_focused()
     assert page.console_errors == []
+
+
+def test_an_uploaded_markdown_file_is_searchable_and_a_wrong_file_is_refused(page, sources_server):
+    open_page(page, sources_server, "lia@example.com")
+    page.locator("details.source-add > summary").click()
+    page.locator("#source-file").set_input_files(
+        files=[{"name": "slides.docx", "mimeType": "application/octet-stream", "buffer": b"PK\x03\x04"}]
+    )
+    page.get_by_role("button", name="Upload").click()
+    expect(page.locator("#source-file-error")).to_have_text("Upload a .txt, .md or .pdf file.")
+    page.locator("#source-file").set_input_files(
+        files=[{"name": "osmosis.md", "mimeType": "text/markdown", "buffer": b"# Osmosis\n\nWater crosses membranes."}]
+    )
+    page.get_by_role("button", name="Upload").click()
+    expect(page.get_by_test_id("source").filter(has_text="osmosis")).to_contain_text("osmosis.md")
+    search = page.get_by_label("Search this page's sources")
+    search.fill("membranes")
+    expect(page.get_by_test_id("search-hit").filter(has_text="osmosis · passage 1 of 1")).to_be_visible()
+    assert page.console_errors == [
+        "Failed to load resource: the server responded with a status of 422 (UNPROCESSABLE ENTITY)"
+    ]
