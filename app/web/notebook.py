@@ -12,7 +12,7 @@ from app.services import notebook, study_sources
 from app.services.errors import DomainError, Invalid, message_for
 from app.web.acting import acting_user
 from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done
-from app.web.forms import form_refused
+from app.web.forms import ECHO_MAX, form_refused
 from app.web.rendering import is_htmx, render_page, trigger
 
 bp = Blueprint("notebook", __name__, url_prefix="/notebook")
@@ -168,6 +168,10 @@ def _source_refused(form, page, error, keep=True):
     if is_htmx():
         if not keep:
             return render_template(form, page=page, form=MultiDict(), error=error, fields=error.field_messages), 413
+        if form == PASTE_FORM:  # a pasted text is longer than a usual field: keep all of it that may be saved
+            typed = MultiDict({"title": request.form.get("title", "")[:ECHO_MAX],
+                               "text": request.form.get("text", "")[: study_sources.PASTE_MAX_CHARS]})  # fmt: skip
+            return render_template(form, page=page, form=typed, error=error, fields=error.field_messages), error.status
         return form_refused(form, error, page=page)
     flash(error.message if not error.details else " ".join(error.field_messages.values()), "error")
     return redirect(url_for("notebook.page", page_id=page.id))

@@ -82,6 +82,18 @@ def test_a_refusal_speaks_portuguese_to_a_portuguese_speaker(app, client):
     assert "Envie um arquivo .txt, .md ou .pdf." in response.get_data(as_text=True)
 
 
+def test_a_refused_paste_keeps_all_of_a_long_text(app, signed_in, user_id, page_id):
+    text = "\n\n".join(f"Paragraph {n} about cells." for n in range(1, 1000))  # ~25,000 characters
+    response = signed_in.post(
+        f"/notebook/pages/{page_id}/sources", data={"title": "t" * 201, "text": text}, headers=hx(signed_in)
+    )
+    body = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert "Use at most 200 characters for a source&#39;s title." in body
+    assert "Paragraph 999 about cells." in body
+    assert sources_of(app, user_id, page_id) == []
+
+
 def test_an_upload_is_read_and_a_wrong_one_refused_with_its_reason(app, signed_in, user_id, page_id):
     ok = signed_in.post(
         f"/notebook/pages/{page_id}/sources/upload",
