@@ -4,10 +4,11 @@ searchable by full text (SQLite FTS5 or PostgreSQL's tsvector, app/models/study_
 A short source is split and indexed inside the request that adds it. A long one (or a large
 PDF) is stored as it came, queued, and answered at once; the route then hands it to
 `start_processing`, whose background thread reads, splits and indexes it in batches, counting
-its progress for the page's indicator. Search only ever sees a source
-once it is ready, and a failure on the way deletes what was indexed and marks the source failed
-with the reason, so a half-index is never searchable and never silent. Sources are written only
-from the notebook's pages: the assistant has no tool for them.
+its progress for the page's indicator. What counts as short is the app's configuration
+(NOTEBOOK_SOURCE_INLINE_CHARS, and NOTEBOOK_PDF_INLINE_BYTES for a PDF read in the request).
+Search only ever sees a source once it is ready, and a failure on the way deletes what was
+indexed and marks the source failed with the reason, so a half-index is never searchable and
+never silent. Sources are written only from the notebook's pages: the assistant has no tool.
 """
 
 import io
@@ -49,8 +50,6 @@ EXTENSIONS = {".txt": "txt", ".md": "md", ".pdf": "pdf"}
 SEARCH_MAX_CHARS = 200
 SEARCH_RESULTS = 20
 SEARCH_TERMS_MAX = 12
-# How long a source may be and still be indexed in its request, and how large a PDF may be
-# and still be read there: the app's NOTEBOOK_SOURCE_INLINE_CHARS and NOTEBOOK_PDF_INLINE_BYTES.
 BATCH = 200  # passages indexed per commit in the background: the progress moves in these steps
 # A source still queued or processing this long after its last progress lost its thread (the
 # worker restarted): it shows as failed rather than spinning for ever.
@@ -210,7 +209,7 @@ def start_processing(app, source_id):
 
 
 def wait_for(source_id, seconds=30):
-    """Block until the source's thread (if any, in this process) is done: the bench and tests."""
+    """Block until the source's thread (if any, in this process) is done (tests wait on it)."""
     with _threads_lock:
         thread = _threads.get(str(source_id))
     if thread is not None:
