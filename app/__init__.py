@@ -32,10 +32,12 @@ def create_app(config_name=None, **overrides):
         count = app.config["PROXY_COUNT"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=count)
 
-    from app import models  # noqa: F401  (registers every table on db.metadata)
+    from app import models  # registers every table on db.metadata
 
     db.init_app(app)
-    migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
+    migrate.init_app(
+        app, db, directory=str(ROOT / "migrations"), render_as_batch=True, include_object=models.include_object
+    )
     csrf.init_app(app)
     limiter.init_app(app)
     sock.init_app(app)

@@ -79,6 +79,11 @@ class Config:
     AGENT_STREAMS_PER_USER = 2
     AGENT_RATE_LIMIT = _env("BEYOU_AGENT_RATE_LIMIT", "30 per hour")
 
+    # A study source up to this many characters is indexed in its request, a PDF up to this size
+    # read there; longer ones go to a background thread (app/services/study_sources.py).
+    NOTEBOOK_SOURCE_INLINE_CHARS = 20_000
+    NOTEBOOK_PDF_INLINE_BYTES = 512 * 1024
+
     DEMO_EMAIL = "demo@beyou.app"
     DEMO_PASSWORD = "beyou-demo-2026"
 

@@ -227,22 +227,26 @@ DOMAINS = (
         "notebook",
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
-        services=("notebook", "study_board"),
+        services=("notebook", "study_board", "study_sources"),
         tools=("notebook", "study_board"),
         models={
             "notebook": ("study_topics", "study_pages", "study_page_blocks"),
             "study_board": ("study_board_nodes", "study_board_connections"),
+            "study_sources": ("study_sources", "study_passages"),
         },
         export={
             "notebook": ("study_topics", "study_pages"),
             "notebook_blocks": ("study_page_blocks",),
             "study_board": ("study_board_nodes", "study_board_connections"),
+            "notebook_sources": ("study_sources",),
         },
+        not_exported={"study_passages": "cut from each source's text, which is exported; the split rebuilds them"},
         ids={
             "topic_id": "study_topics",
             "page_id": "study_pages",
             "page_block_id": "study_page_blocks",
             "node_id": "study_board_nodes",
+            "source_id": "study_sources",
         },
         errors={
             "NOTEBOOK_TOPIC_NOT_FOUND": _l("We couldn't find that topic. It may have been deleted."),
@@ -290,6 +294,29 @@ DOMAINS = (
             "STUDY_CONNECTION_SELF": _l("“%(node)s” can't lead to itself. Choose two different concepts."),
             "STUDY_CONNECTION_EXISTS": _l("“%(source)s” already leads to “%(target)s”."),
             "STUDY_CONNECTION_NOT_FOUND": _l("“%(source)s” doesn't lead to “%(target)s”: there is no such connection."),
+            "NOTEBOOK_SOURCE_NOT_FOUND": _l("We couldn't find that source. It may have been deleted."),
+            "NOTEBOOK_SOURCE_EMPTY": _l("This source has no text. Paste or upload some text to study from."),
+            "NOTEBOOK_SOURCE_TOO_LONG": _l(
+                "A pasted source holds at most 100,000 characters. Split it in parts, or upload it as a file."
+            ),
+            "NOTEBOOK_SOURCE_TITLE_TOO_LONG": _l("Use at most 200 characters for a source's title."),
+            "NOTEBOOK_SOURCE_FILE_REQUIRED": _l("Choose a .txt, .md or .pdf file to upload."),
+            "NOTEBOOK_SOURCE_FILE_TOO_LARGE": _l("Upload a file of at most 5 MB."),
+            "NOTEBOOK_SOURCE_FILE_TYPE": _l("Upload a .txt, .md or .pdf file."),
+            "NOTEBOOK_SOURCE_NOT_TEXT": _l(
+                "This file isn't plain text (UTF-8). Save it as .txt or .md, or upload the PDF itself."
+            ),
+            "NOTEBOOK_SOURCE_NOT_PDF": _l("This file is named .pdf but isn't a PDF. Upload the PDF itself."),
+            "NOTEBOOK_SOURCE_PDF_UNREADABLE": _l("This PDF can't be read: it may be damaged or password-protected."),
+            "NOTEBOOK_SOURCE_PDF_NO_TEXT": _l(
+                "This PDF has no text to extract (it may be scanned images). Upload a PDF with selectable text, "
+                "or paste the text."
+            ),
+            "NOTEBOOK_SOURCE_PROCESSING_FAILED": _l(
+                "Something went wrong while this source was indexed; nothing of it is searchable. Delete it and "
+                "add it again."
+            ),
+            "NOTEBOOK_SEARCH_TOO_LONG": _l("Search for at most 200 characters."),
         },
         catalogue=("Study notebook",),
         toolset="study notebook: topics and pages, notes, diagrams shown or kept, concept boards, today's study plan",

@@ -8,6 +8,7 @@ reads the same whatever domain a model belongs to.
 from importlib import import_module
 
 from app import domains
+from app.extensions import db
 
 
 def _model_modules():
@@ -20,3 +21,9 @@ for _name in _model_modules():
     globals().update(
         {name: value for name, value in vars(_module).items() if getattr(value, "__module__", None) == _module.__name__}
     )
+
+
+def include_object(_object, name, kind, _reflected, _compare_to):
+    """Alembic's filter: leave out the objects a model declares as hand-made DDL (full-text
+    indexes the ORM cannot describe, app/models/study_sources.py), which its migration makes."""
+    return (kind, name) not in db.metadata.info.get("hand_made", ())

@@ -36,7 +36,20 @@ from app.models import (
     XpDecay,
 )
 from app.models.mood import MoodEntry
-from app.services import categories, focus, goals, habits, ideas, notebook, routines, study_board, tasks, widgets
+from app.models.study_sources import StudySource
+from app.services import (
+    categories,
+    focus,
+    goals,
+    habits,
+    ideas,
+    notebook,
+    routines,
+    study_board,
+    study_sources,
+    tasks,
+    widgets,
+)
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
@@ -377,6 +390,16 @@ def export_notebook_blocks(user):
 def export_study_board(user):
     """Each page's board that holds a concept: the concepts in order, each with what it leads to."""
     return [board.as_data() for board in study_board.every_board(user)]
+
+
+def export_notebook_sources(user):
+    """Every page's sources with their whole text (the passages are cut from it)."""
+    rows = db.session.scalars(
+        db.select(StudySource)
+        .where(StudySource.user_id == user.id)
+        .order_by(StudySource.page_id, StudySource.created_at, StudySource.id)
+    ).all()
+    return [study_sources.source_data(source) for source in rows]
 
 
 def _enum(value):

@@ -38,6 +38,7 @@ from app.services import (
     routines,
     schedules,
     study_board,
+    study_sources,
     tasks,
 )
 from app.services.progress import today_for, user_zone
@@ -233,6 +234,7 @@ def give_a_life(user, today=None):
     _focus_steps(user, today)
     _notebook(user, today)
     _study_board(user)
+    _study_source(user)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -594,3 +596,29 @@ def _study_board(user):
     }
     for source, target in BOARD_LINKS:
         study_board.connect(user, page.id, nodes[source].id, nodes[target].id)
+
+
+DEMO_SOURCE_TITLE = "Chapter 3: The cell"
+DEMO_SOURCE = """# Chapter 3: The cell
+
+Every living thing is made of cells. A cell is the smallest unit that can carry out the processes of life: \
+it takes in nutrients, turns them into energy, grows, and divides.
+
+The plasma membrane surrounds the cell. It is a double layer of lipids with proteins set into it, and it \
+decides what enters and what leaves: water crosses it by osmosis, small molecules by diffusion, and larger \
+ones through channel and carrier proteins.
+
+The nucleus holds the cell's DNA, wrapped around proteins as chromatin. During division the chromatin \
+condenses into chromosomes, so that each daughter cell receives a full copy of the genome.
+
+Mitochondria turn glucose and oxygen into ATP, the energy currency of the cell. They have their own DNA, a \
+trace of their origin as free-living bacteria taken in by an ancestral cell long ago.
+
+In plant cells, chloroplasts capture light and make sugar by photosynthesis, and a rigid wall of cellulose \
+outside the membrane gives the plant its shape."""
+
+
+def _study_source(user):
+    """A pasted chapter on the page "Cells" of Biology (`_notebook` made it), split and searchable."""
+    page = notebook.resolve_page(user, "Cells")
+    study_sources.paste(user, page.id, DEMO_SOURCE, title=DEMO_SOURCE_TITLE)

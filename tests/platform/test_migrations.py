@@ -11,6 +11,7 @@ from flask_migrate import upgrade
 
 from app import create_app
 from app.extensions import db
+from app.models import include_object
 
 
 def upgraded_and_diffed(url):
@@ -18,7 +19,9 @@ def upgraded_and_diffed(url):
     with app.app_context():
         upgrade()
         with db.engine.connect() as connection:
-            context = MigrationContext.configure(connection, opts={"compare_type": True, "render_as_batch": True})
+            context = MigrationContext.configure(
+                connection, opts={"compare_type": True, "render_as_batch": True, "include_object": include_object}
+            )
             diff = compare_metadata(context, db.metadata)
             tables = set(sa.inspect(connection).get_table_names())
         db.engine.dispose()
