@@ -36,7 +36,7 @@ from app.models import (
     XpDecay,
 )
 from app.models.mood import MoodEntry
-from app.services import categories, focus, goals, habits, ideas, notebook, routines, tasks, widgets
+from app.services import categories, focus, goals, habits, ideas, notebook, routines, study_cycles, tasks, widgets
 from app.services.catalogue import progress_data, streak_data
 from app.services.entity_fields import clean_name, clean_note, refuse_if
 from app.services.errors import Invalid
@@ -365,6 +365,43 @@ def export_notebook(user):
         {"id": str(topic.id), "name": topic.name, "pages": [notebook.page_data(page) for page in topic.pages]}
         for topic in notebook.topics(user)
     ]
+
+
+def export_study_cycles(user):
+    """Every study cycle (archived too): its configuration, its blocks and each lap with its credits."""
+    return [
+        {
+            **study_cycles.cycle_data(cycle),
+            "laps": [
+                {
+                    "number": lap.number,
+                    "startedAt": _iso(lap.started_at),
+                    "finishedAt": _iso(lap.finished_at),
+                    "credits": [
+                        {
+                            "pageId": str(credit.subject.page_id),
+                            "sessionId": str(credit.session_id) if credit.session_id else None,
+                            "day": credit.day.isoformat(),
+                            "minutes": credit.minutes,
+                        }
+                        for credit in lap.credits
+                    ],
+                }
+                for lap in cycle.laps
+            ],
+        }
+        for cycle in study_cycles.every_cycle(user)
+    ]
+
+
+def export_study_sessions(user):
+    """The study sessions (logged by hand or from the Focus timer) and the entries studied for a page."""
+    return {
+        "sessions": [study_cycles.session_data(session) for session in study_cycles.every_session(user)],
+        "entryLinks": [
+            {"entryId": str(link.entry_id), "pageId": str(link.page_id)} for link in study_cycles.entry_links(user)
+        ],
+    }
 
 
 def _enum(value):

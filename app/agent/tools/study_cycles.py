@@ -1,0 +1,1 @@
+"""Study cycle tools."""
