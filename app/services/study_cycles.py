@@ -198,7 +198,6 @@ def check_configuration(user, configuration, snap=False):
         except study_planner.PlanImpossible:
             raise Invalid(
                 "STUDY_WEEK_TOO_SHORT",
-                details={"days": "STUDY_WEEK_TOO_SHORT"},
                 minutes=checked.week_minutes,
                 subjects=len(subjects),
             ) from None
@@ -206,11 +205,14 @@ def check_configuration(user, configuration, snap=False):
     return checked
 
 
-def _refuse(problems, **params):
+def _refuse(problems):
+    """One refusal for every field at fault; its key is the problem's own when there is one kind
+    of problem, so the message says exactly what is wrong. (Keys whose message takes parameters
+    are raised on their own, never as a field's.)"""
     if not problems:
         return
     keys = set(problems.values())
-    raise Invalid(keys.pop() if len(keys) == 1 else "INVALID_INPUT", details=problems, **params)
+    raise Invalid(keys.pop() if len(keys) == 1 else "INVALID_INPUT", details=problems)
 
 
 def _minutes(value, snap, problems, field_name, maximum=None):
@@ -254,7 +256,7 @@ def _subjects(user, given_subjects, snap, problems):
         mastery = _scale(subject.get("mastery", 3), problems, f"mastery_{suffix}")
         minutes = _minutes(subject.get("minutes"), snap, problems, f"subject_minutes_{suffix}") or None
         if any(kept.id == page.id for kept, *_rest in chosen):
-            raise Invalid("STUDY_SUBJECT_TWICE", details={"subjects": "STUDY_SUBJECT_TWICE"}, page=page.title)
+            raise Invalid("STUDY_SUBJECT_TWICE", page=page.title)
         chosen.append((page, importance, mastery, minutes))
     for outer, *_rest in chosen:
         inside = notebook.pages_inside(user, outer)
@@ -262,7 +264,6 @@ def _subjects(user, given_subjects, snap, problems):
             if inner.id in inside:
                 raise Invalid(
                     "STUDY_SUBJECTS_OVERLAP",
-                    details={"subjects": "STUDY_SUBJECTS_OVERLAP"},
                     inner=inner.title,
                     outer=outer.title,
                 )
@@ -366,14 +367,14 @@ def edit_block(user, cycle_id, number, minutes=UNSET, mode=UNSET, concept=UNSET,
     cycle = _active(user, cycle_id)
     block = next((block for block in cycle.blocks if str(block.number) == str(number).strip()), None)
     if block is None:
-        raise Invalid("STUDY_BLOCK_NOT_FOUND", details={"number": "STUDY_BLOCK_NOT_FOUND"}, last=len(cycle.blocks))
+        raise Invalid("STUDY_BLOCK_NOT_FOUND", last=len(cycle.blocks))
     problems = {}
     changes = {}
     if given(minutes):
         largest = cycle.largest_block or study_planner.DEFAULT_LARGEST_BLOCK
         changes["minutes"] = _minutes(minutes, snap, problems, "minutes")
         if "minutes" not in problems and not STEP <= changes["minutes"] <= largest:
-            _refuse({"minutes": "STUDY_BLOCK_OVER_LARGEST"}, largest=largest)
+            raise Invalid("STUDY_BLOCK_OVER_LARGEST", largest=largest)
     wanted_mode = None
     if given(mode) and mode not in (None, ""):
         wanted_mode = BlockMode.__members__.get(str(mode).strip().upper())
@@ -407,7 +408,6 @@ def _concept(user, block, concept):
     if page.id not in notebook.pages_inside(user, subject_page):
         raise Invalid(
             "STUDY_CONCEPT_OUTSIDE_SUBJECT",
-            details={"concept": "STUDY_CONCEPT_OUTSIDE_SUBJECT"},
             concept=page.title,
             subject=subject_page.title,
         )
@@ -576,7 +576,7 @@ def log_session(user, page_ref, minutes, day=None, now=None):
             problems["day"] = "STUDY_SESSION_TOO_OLD"
     _refuse(problems)
     if not _cycles_holding(user, page):
-        raise Invalid("STUDY_SESSION_NO_CYCLE", details={"page": "STUDY_SESSION_NO_CYCLE"}, page=page.title)
+        raise Invalid("STUDY_SESSION_NO_CYCLE", page=page.title)
     session = StudySession(
         user_id=user.id, page_id=page.id, day=studied_on, minutes=length, source=SessionSource.MANUAL
     )
