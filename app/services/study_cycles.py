@@ -769,6 +769,11 @@ def _slice(cycle, day):
     return found
 
 
+def widget(user):
+    """The dashboard's "Study today" widget: each active cycle's slice of today."""
+    return {"slices": today(user)}
+
+
 def plan_for_today(user, now=None):
     """What the notebook's getStudyPlanForToday answers: each active cycle's slice of today."""
     return [found.to_dict() for found in today(user, now)]

@@ -15,6 +15,7 @@ from app.agent.tools import registry, toolsets
 from app.extensions import db
 from app.models import User
 from app.services import categories, focus, goals, habits, routines, schedules, tasks
+from tests.builders import a_study_cycle
 from tests.conftest import make_user
 
 ALL_TOOLS = sorted(registry.REGISTRY)
@@ -48,6 +49,7 @@ def build_a_life(user):
     return {
         "category": category, "habit": habit, "task": task, "goal": child, "parent": parent,
         "routine": routine, "section": section, "entry": section.entries[0], "micro_task": micro_task,
+        **a_study_cycle(user),
     }  # fmt: skip
 
 
@@ -107,6 +109,18 @@ def foreign_arguments(name, life):
         "checkMicroTask": {"micro_task_id": ids["micro_task"]},
         "pinMicroTask": {"micro_task_id": ids["micro_task"]},
         "deleteMicroTask": {"micro_task_id": ids["micro_task"]},
+        "getStudyCycle": {"cycle": ids["study_cycle"]},
+        "editStudyCycle": {"cycle": ids["study_cycle"], "name": "Taken"},
+        "editStudyBlock": {"cycle": ids["study_cycle"], "number": 1, "minutes": 10},
+        "archiveStudyCycle": {"cycle": ids["study_cycle"]},
+        "deleteStudyCycle": {"cycle": ids["study_cycle"]},
+        "createStudyCycle": {
+            "name": "Taken",
+            "days": [{"day": "Monday", "minutes": 60}],
+            "subjects": [{"page": ids["study_page"]}],
+        },
+        "logStudySession": {"page": ids["study_page"], "minutes": 10},
+        "deleteStudySession": {"session_id": ids["study_session"]},
     }
     return by_tool.get(name)
 
@@ -151,7 +165,7 @@ NO_IDS = {"getUserHabits", "getUserCategories", "getUserTasks", "getUserGoals", 
           "getUserSchedules", "getTodayRoutine", "getUserConfiguration", "updateUserConfiguration",
           "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory",
           "openToolsets", "logDailyMood", "getUserMoodHistory", "createQuickNote", "getQuickNotes",
-          "getDayView"}  # fmt: skip
+          "getDayView", "getStudyToday", "listStudyCycles", "listStudySessions"}  # fmt: skip
 TAKING_IDS = [name for name in ALL_TOOLS if name not in NO_IDS]
 
 
@@ -164,7 +178,8 @@ class _Row:
     id = uuid.uuid4()
 
 
-LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry", "micro_task")
+LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry", "micro_task",
+             "study_page", "study_cycle", "study_session")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", TAKING_IDS)

@@ -15,7 +15,7 @@ import pytest
 from app import domains
 from app.extensions import db
 from app.services import assistant, feedback, focus, ideas, routines, schedules
-from tests.builders import a_category, a_goal, a_habit, a_task, as_user
+from tests.builders import a_category, a_goal, a_habit, a_study_cycle, a_task, as_user
 
 SOURCES = {argument: table for domain in domains.DOMAINS for argument, table in domain.ids.items()}
 FORM = {"name": "Taken over", "value": "5", "target_value": "1", "unit": "x", "importance": "1",
@@ -39,6 +39,7 @@ def a_whole_life(user):
     focus.add(user, routine.sections[0].entries[0].id, "Warm up")
     feedback.submit(user, "BUG", "The button is blue")
     ideas.create(user, "A thought worth keeping")
+    a_study_cycle(user)
     chat = assistant.create_chat(user, "Plans")
     assistant.start_turn(user, chat.id, "What is on today?")
 
