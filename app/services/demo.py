@@ -34,8 +34,10 @@ from app.services import (
     habits,
     ideas,
     mood,
+    notebook,
     routines,
     schedules,
+    study_cycles,
     tasks,
 )
 from app.services.progress import today_for, user_zone
@@ -54,6 +56,7 @@ WIDGETS = [
     "worstArea",
     "fastTips",
     "moodWeek",
+    "studyToday",
 ]
 
 CATEGORIES = [
@@ -229,6 +232,7 @@ def give_a_life(user, today=None):
     _moods(user, today)
     _ideas_board(user)
     _focus_steps(user, today)
+    _study_cycle(user, today)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -510,3 +514,33 @@ def _ideas_board(user):
     """A board of notes in several colours, one already archived."""
     notes = [ideas.create(user, text, colour) for text, colour in IDEAS]
     ideas.archive(user, notes[-1].id)
+
+
+# A week of study over two pages: weights, then sessions (days back, page, minutes) that finish the
+# first lap and leave the second one running.
+STUDY_WEEK = {0: 60, 1: 45, 3: 60, 5: 90}
+STUDY_PAGES = [("Cells", 4, 2), ("Genetics", 3, 3)]
+STUDY_SESSIONS = [(12, 0, 50), (11, 1, 45), (9, 0, 60), (8, 1, 40), (6, 0, 55), (5, 1, 30), (3, 0, 45), (2, 1, 50)]
+
+
+def _study_cycle(user, today):
+    """One active cycle over two notebook pages (the notebook's first two top-level pages, or a
+    Biology topic made for it), sessions logged by hand over the last two weeks, a lap in progress."""
+    pages = [page for topic in notebook.topics(user) for page in topic.pages if page.parent_id is None][:2]
+    if len(pages) < 2:
+        topic = notebook.create_topic(user, "Biology")
+        pages = [notebook.create_page(user, topic.id, title) for title, _importance, _mastery in STUDY_PAGES]
+    week = {
+        "name": "Exam season",
+        "days": {weekday: {"minutes": minutes, "starts_at": "18:30"} for weekday, minutes in STUDY_WEEK.items()},
+        "subjects": [
+            {"page": str(page.id), "importance": importance, "mastery": mastery}
+            for page, (_title, importance, mastery) in zip(pages, STUDY_PAGES, strict=True)
+        ],
+        "largest_block": 45,
+        "default_mode": "TIME",
+    }
+    study_cycles.create_cycle(user, week)
+    now = _moment(user, today, time(7))
+    for back, page_index, minutes in STUDY_SESSIONS:
+        study_cycles.log_session(user, pages[page_index].id, minutes, day=today - timedelta(days=back), now=now)
