@@ -4,12 +4,14 @@ over the largest size, every subject appears, and more weight never gets less ti
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.services.study_planner import GOAL, NEXT, TIME, PlanImpossible, Subject, plan, share_week
 
 weights = st.integers(min_value=1, max_value=5)
+# No per-example deadline: the machine running the suite may be loaded; the speed has its own test.
+unhurried = settings(deadline=None)
 
 
 @st.composite
@@ -21,12 +23,14 @@ def configurations(draw):
     return week, subjects, largest
 
 
+@unhurried
 @given(configurations())
 def test_the_blocks_add_up_to_the_week(configuration):
     week, subjects, largest = configuration
     assert sum(block.minutes for block in plan(week, subjects, largest)) == week
 
 
+@unhurried
 @given(configurations())
 def test_no_block_is_over_the_largest_size_and_every_block_is_in_steps_of_5(configuration):
     week, subjects, largest = configuration
@@ -34,6 +38,7 @@ def test_no_block_is_over_the_largest_size_and_every_block_is_in_steps_of_5(conf
         assert 5 <= block.minutes <= (largest or 60) and block.minutes % 5 == 0
 
 
+@unhurried
 @given(configurations())
 def test_every_subject_appears_and_the_blocks_are_numbered_from_1(configuration):
     week, subjects, largest = configuration
@@ -42,6 +47,7 @@ def test_every_subject_appears_and_the_blocks_are_numbered_from_1(configuration)
     assert [block.number for block in queue] == list(range(1, len(queue) + 1))
 
 
+@unhurried
 @given(configurations())
 def test_more_weight_never_gets_less_time(configuration):
     week, subjects, _largest = configuration
@@ -52,6 +58,7 @@ def test_more_weight_never_gets_less_time(configuration):
                 assert shares[heavier.key] >= shares[lighter.key]
 
 
+@unhurried
 @given(configurations(), st.data())
 def test_hand_set_minutes_are_kept_and_the_rest_still_adds_up(configuration, data):
     week, subjects, _largest = configuration
@@ -87,7 +94,9 @@ def test_a_week_shorter_than_one_step_per_subject_is_impossible():
 
 def test_thirty_subjects_plan_in_well_under_50_ms():
     subjects = [Subject(key, key % 5 + 1, (key * 3) % 5 + 1) for key in range(30)]
-    started = time.perf_counter()
-    for _ in range(10):
+    timings = []
+    for _ in range(10):  # the best of ten: a loaded machine slows some runs, not the planner
+        started = time.perf_counter()
         plan(7 * 240, subjects, largest_block=25)
-    assert (time.perf_counter() - started) / 10 < 0.025
+        timings.append(time.perf_counter() - started)
+    assert min(timings) < 0.010
