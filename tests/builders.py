@@ -81,3 +81,14 @@ def an_everyday_routine(user, *items, name="Every day"):
     )
     schedules.set_days(user, routine.id, list(range(7)))
     return list(routine.sections[0].entries)
+
+
+def a_study_cycle(user, title="Cells", page=None):
+    """A notebook page (`page`, or a new one of a new topic) studied in a cycle (an hour on
+    Mondays), with one session logged by hand: {"study_page", "study_cycle", "study_session"}."""
+    from app.services import notebook, study_cycles
+
+    page = page or notebook.create_page(user, notebook.create_topic(user, "Biology").id, title)
+    week = {"name": "Exams", "days": {0: {"minutes": 60}}, "subjects": [{"page": str(page.id)}]}
+    cycle = study_cycles.create_cycle(user, week)
+    return {"study_page": page, "study_cycle": cycle, "study_session": study_cycles.log_session(user, page.id, 10)}

@@ -46,6 +46,7 @@ from app.services import (
     notebook,
     routines,
     study_board,
+    study_cycles,
     study_sources,
     tasks,
     widgets,
@@ -400,6 +401,43 @@ def export_notebook_sources(user):
         .order_by(StudySource.page_id, StudySource.created_at, StudySource.id)
     ).all()
     return [study_sources.source_data(source) for source in rows]
+
+
+def export_study_cycles(user):
+    """Every study cycle (archived too): its configuration, its blocks and each lap with its credits."""
+    return [
+        {
+            **study_cycles.cycle_data(cycle),
+            "laps": [
+                {
+                    "number": lap.number,
+                    "startedAt": _iso(lap.started_at),
+                    "finishedAt": _iso(lap.finished_at),
+                    "credits": [
+                        {
+                            "pageId": str(credit.subject.page_id),
+                            "sessionId": str(credit.session_id) if credit.session_id else None,
+                            "day": credit.day.isoformat(),
+                            "minutes": credit.minutes,
+                        }
+                        for credit in lap.credits
+                    ],
+                }
+                for lap in cycle.laps
+            ],
+        }
+        for cycle in study_cycles.every_cycle(user)
+    ]
+
+
+def export_study_sessions(user):
+    """The study sessions (logged by hand or from the Focus timer) and the entries studied for a page."""
+    return {
+        "sessions": [study_cycles.session_data(session) for session in study_cycles.every_session(user)],
+        "entryLinks": [
+            {"entryId": str(link.entry_id), "pageId": str(link.page_id)} for link in study_cycles.entry_links(user)
+        ],
+    }
 
 
 def _enum(value):

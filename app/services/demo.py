@@ -38,6 +38,7 @@ from app.services import (
     routines,
     schedules,
     study_board,
+    study_cycles,
     study_sources,
     tasks,
 )
@@ -57,6 +58,7 @@ WIDGETS = [
     "worstArea",
     "fastTips",
     "moodWeek",
+    "studyToday",
 ]
 
 CATEGORIES = [
@@ -235,6 +237,7 @@ def give_a_life(user, today=None):
     _notebook(user, today)
     _study_board(user)
     _study_source(user)
+    _study_cycle(user, today)
     configuration.update(
         user,
         widgets=WIDGETS,
@@ -622,3 +625,33 @@ def _study_source(user):
     """A pasted chapter on the page "Cells" of Biology (`_notebook` made it), split and searchable."""
     page = notebook.resolve_page(user, "Cells")
     study_sources.paste(user, page.id, DEMO_SOURCE, title=DEMO_SOURCE_TITLE)
+
+
+# A week of study over two pages: weights, then sessions (days back, page, minutes) that finish the
+# first lap and leave the second one running.
+STUDY_WEEK = {0: 60, 1: 45, 3: 60, 5: 90}
+STUDY_PAGES = [("Cells", 4, 2), ("Genetics", 3, 3)]
+STUDY_SESSIONS = [(12, 0, 50), (11, 1, 45), (9, 0, 60), (8, 1, 40), (6, 0, 55), (5, 1, 30), (3, 0, 45), (2, 1, 50)]
+
+
+def _study_cycle(user, today):
+    """One active cycle over two notebook pages (the notebook's first two top-level pages, or a
+    Biology topic made for it), sessions logged by hand over the last two weeks, a lap in progress."""
+    pages = [page for topic in notebook.topics(user) for page in topic.pages if page.parent_id is None][:2]
+    if len(pages) < 2:
+        topic = notebook.create_topic(user, "Biology")
+        pages = [notebook.create_page(user, topic.id, title) for title, _importance, _mastery in STUDY_PAGES]
+    week = {
+        "name": "Exam season",
+        "days": {weekday: {"minutes": minutes, "starts_at": "18:30"} for weekday, minutes in STUDY_WEEK.items()},
+        "subjects": [
+            {"page": str(page.id), "importance": importance, "mastery": mastery}
+            for page, (_title, importance, mastery) in zip(pages, STUDY_PAGES, strict=True)
+        ],
+        "largest_block": 45,
+        "default_mode": "TIME",
+    }
+    study_cycles.create_cycle(user, week)
+    now = _moment(user, today, time(7))
+    for back, page_index, minutes in STUDY_SESSIONS:
+        study_cycles.log_session(user, pages[page_index].id, minutes, day=today - timedelta(days=back), now=now)

@@ -22,7 +22,7 @@ from app.events import announce
 from app.extensions import db
 from app.models import CycleKind, MicroTask, PinnedStep, TimerCycle
 from app.models.focus import TEXT_MAX
-from app.services import routines, schedules
+from app.services import routines, schedules, study_cycles
 from app.services.errors import Invalid, NotFound
 from app.services.ownership import owned
 from app.services.today import local_today, today_routine
@@ -282,6 +282,7 @@ def record_cycle(user, entry_id, cycle_id, kind, minutes, now=None):
         db.session.rollback()
         return _cycle(user, cycle_uuid), False
     announce(user, "focus")
+    study_cycles.credit_timer_cycle(user, cycle)
     return cycle, True
 
 

@@ -214,12 +214,6 @@ def remove_node(user, node_id, page=None):
     return node
 
 
-def study_plan_for_today(user):
-    """Today's study plan, or None while there is none. The plan comes from the study cycles
-    (issue 13); until they are in the notebook no account has one."""
-    return None
-
-
 def node_data(node):
     return {
         "id": str(node.id),

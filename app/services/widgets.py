@@ -16,6 +16,7 @@ CATALOGUE = {
     "worstArea": _l("Area to improve"),
     "fastTips": _l("Quick tips"),
     "moodWeek": _l("Mood week"),
+    "studyToday": _l("Study today"),
 }
 
 DEFAULT = ["dailyProgress", "levelProgress", "constance", "constanceHeatmap"]

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_login import login_required
 
-from app.services import configuration, mood, streaks, today, widgets
+from app.services import configuration, mood, streaks, study_cycles, today, widgets
 from app.services.progress import user_zone
 from app.web.acting import acting_user, signed_in
 from app.web.navigation import BY_SLUG
@@ -236,6 +236,7 @@ WIDGETS = {
     "worstArea": (("routines", "goals", "categories"), lambda user: _area(user, best=False)),
     "fastTips": ((), _fast_tips),
     "moodWeek": (("mood",), lambda user: {"days": mood.week(user)}),
+    "studyToday": (("study_cycles",), study_cycles.widget),
 }
 
 

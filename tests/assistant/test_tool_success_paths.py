@@ -39,8 +39,10 @@ from app.services import (
     routines,
     schedules,
     study_board,
+    study_cycles,
     tasks,
 )
+from tests.builders import a_study_cycle
 from tests.conftest import make_user
 
 
@@ -75,7 +77,7 @@ def a_life(user):
         "dentist": dentist, "call": call, "fit": fit, "five_k": five_k, "mornings": mornings,
         "section": mornings.sections[0], "run_entry": mornings.sections[0].entries[0], "evenings": evenings,
         "warm_up": warm_up, "cool_down": cool_down, "chat": assistant.create_chat(user),
-        "ukulele": ideas.create(user, "Learn the ukulele", "BLUE"),
+        "ukulele": ideas.create(user, "Learn the ukulele", "BLUE"), **a_study_cycle(user, page=cells),
     }  # fmt: skip
 
 
@@ -327,6 +329,44 @@ CASES = {
             [(e["name"], e["micro_tasks_total"]) for e in result["entries"]] == [("Run", 2), ("Book dentist", 0)]
         ),
     ),
+    # study cycles (a_study_cycle: "Exams" over the page Cells, one block, a 10-minute session)
+    "getStudyToday": (lambda life: {}, lambda result, life, user: result["today"][0]["name"] == "Exams"),
+    "listStudyCycles": (lambda life: {}, lambda result, life, user: result["cycles"][0]["lap"]["done"] == 10),
+    "getStudyCycle": (lambda life: {"cycle": "exams"}, lambda result, life, user: result["blocks"][0]["number"] == 1),
+    "listStudySessions": (
+        lambda life: {},
+        lambda result, life, user: [found["id"] for found in result["sessions"]] == [ids(life, "study_session")],
+    ),
+    "createStudyCycle": (
+        lambda life: {"name": "Finals", "days": [{"day": "sábado", "minutes": 92}], "subjects": [{"page": "Cells"}]},
+        lambda result, life, user: result["week"] == [{"weekday": 5, "minutes": 90, "startsAt": None}],
+    ),
+    "editStudyCycle": (
+        lambda life: {"cycle": "Exams", "name": "Exam season"},
+        lambda result, life, user: study_cycles.resolve_cycle(user, "exam season").id == life["study_cycle"].id,
+    ),
+    "editStudyBlock": (
+        lambda life: {"cycle": "Exams", "number": 1, "minutes": 45},
+        lambda result, life, user: result["minutes"] == 45,
+    ),
+    "archiveStudyCycle": (
+        lambda life: {"cycle": "Exams"},
+        lambda result, life, user: study_cycles.active_cycles(user) == [],
+    ),
+    "deleteStudyCycle": (
+        lambda life: {"cycle": ids(life, "study_cycle")},
+        lambda result, life, user: study_cycles.every_cycle(user) == [],
+    ),
+    "logStudySession": (
+        lambda life: {"page": "Cells", "minutes": 20},
+        lambda result, life, user: (
+            result["minutes"] == 20 and study_cycles.lap_progress(life["study_cycle"]).done == 30
+        ),
+    ),
+    "deleteStudySession": (
+        lambda life: {"session_id": ids(life, "study_session")},
+        lambda result, life, user: study_cycles.sessions(user) == [],
+    ),
     # the person and the assistant
     "getUserConfiguration": (
         lambda life: {},
@@ -443,7 +483,7 @@ CASES = {
     ),
     "getStudyPlanForToday": (
         lambda life: {},
-        lambda result, life, user: result["plan"] is None,
+        lambda result, life, user: [cycle["name"] for cycle in result["plan"]] == ["Exams"],
     ),
     # mood
     "logDailyMood": (

@@ -14,7 +14,18 @@ from app import domains
 from app.agent.tools import registry, toolsets
 from app.extensions import db
 from app.models import User
-from app.services import categories, focus, goals, habits, notebook, routines, schedules, study_board, tasks
+from app.services import (
+    categories,
+    focus,
+    goals,
+    habits,
+    notebook,
+    routines,
+    schedules,
+    study_board,
+    tasks,
+)
+from tests.builders import a_study_cycle
 from tests.conftest import make_user
 
 ALL_TOOLS = sorted(registry.REGISTRY)
@@ -51,7 +62,7 @@ def build_a_life(user):
     return {
         "category": category, "habit": habit, "task": task, "goal": child, "parent": parent,
         "routine": routine, "section": section, "entry": section.entries[0], "micro_task": micro_task,
-        "study_page": study_page, "node": node, "other_node": other_node,
+        **a_study_cycle(user, page=study_page), "node": node, "other_node": other_node,
     }  # fmt: skip
 
 
@@ -121,6 +132,18 @@ def foreign_arguments(name, life):
         "disconnectStudyNodes": {"page": ids["study_page"], "from_node": ids["node"], "to_node": ids["other_node"]},
         "removeStudyNode": {"page": ids["study_page"], "node": ids["node"]},
         "reorderStudyBoard": {"page": ids["study_page"], "nodes": [ids["other_node"], ids["node"]]},
+        "getStudyCycle": {"cycle": ids["study_cycle"]},
+        "editStudyCycle": {"cycle": ids["study_cycle"], "name": "Taken"},
+        "editStudyBlock": {"cycle": ids["study_cycle"], "number": 1, "minutes": 10},
+        "archiveStudyCycle": {"cycle": ids["study_cycle"]},
+        "deleteStudyCycle": {"cycle": ids["study_cycle"]},
+        "createStudyCycle": {
+            "name": "Taken",
+            "days": [{"day": "Monday", "minutes": 60}],
+            "subjects": [{"page": ids["study_page"]}],
+        },
+        "logStudySession": {"page": ids["study_page"], "minutes": 10},
+        "deleteStudySession": {"session_id": ids["study_session"]},
     }
     return by_tool.get(name)
 
@@ -165,7 +188,8 @@ NO_IDS = {"getUserHabits", "getUserCategories", "getUserTasks", "getUserGoals", 
           "getUserSchedules", "getTodayRoutine", "getUserConfiguration", "updateUserConfiguration",
           "updateGlobalContext", "updateChatContext", "submitUserFeedback", "createUserCategory",
           "openToolsets", "logDailyMood", "getUserMoodHistory", "createQuickNote", "getQuickNotes",
-          "getDayView", "listStudyTopics", "showDiagram", "getStudyPlanForToday"}  # fmt: skip
+          "getDayView", "listStudyTopics", "showDiagram", "getStudyPlanForToday", "getStudyToday", "listStudyCycles",
+          "listStudySessions"}  # fmt: skip
 TAKING_IDS = [name for name in ALL_TOOLS if name not in NO_IDS]
 
 
@@ -178,20 +202,8 @@ class _Row:
     id = uuid.uuid4()
 
 
-LIFE_KEYS = (
-    "category",
-    "habit",
-    "task",
-    "goal",
-    "parent",
-    "routine",
-    "section",
-    "entry",
-    "micro_task",
-    "study_page",
-    "node",
-    "other_node",
-)
+LIFE_KEYS = ("category", "habit", "task", "goal", "parent", "routine", "section", "entry", "micro_task",
+             "study_page", "node", "other_node", "study_cycle", "study_session")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", TAKING_IDS)

@@ -232,10 +232,6 @@ def test_the_export_writes_each_board_with_what_each_concept_leads_to(ana):
     ]
 
 
-def test_there_is_no_study_plan_until_study_cycles_make_one(ana):
-    assert study_board.study_plan_for_today(ana) is None
-
-
 def test_the_demo_account_has_a_board_in_progress(ana):
     demo.give_a_life(ana)
     (board,) = study_board.every_board(ana)

@@ -6,7 +6,8 @@ import pytest
 from app.agent.tools import registry
 from app.extensions import db
 from app.models.study_board import StudyConnection, StudyNode
-from app.services import study_board
+from app.services import study_board, study_cycles
+from tests.builders import a_study_cycle
 from tests.notebook.test_board_service import a_page, titles
 
 BOARD_TOOLS = ("getStudyBoard", "addStudyNode", "editStudyNode", "setStudyNodeStatus", "connectStudyNodes",
@@ -147,7 +148,17 @@ def test_another_users_page_and_node_are_answered_like_unknown_ones(ana, bruno, 
     assert foreign.error_key == "STUDY_NODE_NOT_FOUND" and "Secret" not in foreign.as_model_content
 
 
-def test_the_study_plan_for_today_says_there_is_none_yet(ana):
+def test_the_study_plan_for_today_says_there_is_none_without_an_active_cycle(ana):
     outcome = run(ana, "getStudyPlanForToday")
     assert outcome.error_key is None and outcome.domains == ()
-    assert outcome.result == {"plan": None, "message": "There is no study plan yet: nothing is planned for today."}
+    assert outcome.result == {
+        "plan": [],
+        "message": "No active study cycle: nothing is planned. Cycles are made at /notebook/cycles.",
+    }
+
+
+def test_the_study_plan_for_today_is_each_active_cycles_slice_of_today(ana):
+    a_study_cycle(ana)
+    plan = run(ana, "getStudyPlanForToday").result["plan"]
+    assert plan == study_cycles.plan_for_today(ana)
+    assert [cycle["name"] for cycle in plan] == ["Exams"]

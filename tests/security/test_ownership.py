@@ -15,7 +15,7 @@ import pytest
 from app import domains
 from app.extensions import db
 from app.services import assistant, feedback, focus, ideas, notebook, routines, schedules, study_board
-from tests.builders import a_category, a_goal, a_habit, a_task, as_user
+from tests.builders import a_category, a_goal, a_habit, a_study_cycle, a_task, as_user
 
 SOURCES = {argument: table for domain in domains.DOMAINS for argument, table in domain.ids.items()}
 FORM = {"name": "Taken over", "value": "5", "target_value": "1", "unit": "x", "importance": "1",
@@ -43,6 +43,7 @@ def a_whole_life(user):
     page = notebook.create_page(user, topic.id, "Cells")
     notebook.add_card(user, page.id, "Unit of life?", "The cell")
     study_board.add_node(user, page.id, "Cell")
+    a_study_cycle(user, page=page)
     chat = assistant.create_chat(user, "Plans")
     assistant.start_turn(user, chat.id, "What is on today?")
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.agent.tools.registry import tool
 from app.models.study_board import NODE_DESCRIPTION_MAX, NODE_TITLE_MAX
-from app.services import notebook, study_board
+from app.services import notebook, study_board, study_cycles
 from app.services.entity_fields import UNSET
 
 PAGE = "The notebook page: its id, or its exact title."
@@ -125,10 +125,17 @@ def reorderStudyBoard(ctx, args):
     return study_board.reorder(ctx.user, args.page, args.nodes).as_data()
 
 
+NO_PLAN = "No active study cycle: nothing is planned. Cycles are made at /notebook/cycles."
+
+
 @tool(domain="notebook", kind="read", label=_l("Read today's study plan"))
 def getStudyPlanForToday(ctx, args):
-    """Today's study plan: what to study today and for how long."""
-    plan = study_board.study_plan_for_today(ctx.user)
-    if plan is None:
-        return {"plan": None, "message": "There is no study plan yet: nothing is planned for today."}
+    """Today's study plan: each active study cycle's slice of today — minutes planned, studied and
+    left, and the blocks (subject page, minutes, mode) to study. A rest day has 0 minutes."""
+    plan = study_cycles.plan_for_today(ctx.user)
+    if not plan:
+        return {
+            "plan": [],
+            "message": "No active study cycle: nothing is planned. Cycles are made at /notebook/cycles.",
+        }
     return {"plan": plan}

@@ -1,0 +1,15 @@
+"""The demo account studies: one active cycle over two notebook pages, sessions logged by hand,
+the first lap finished and the second one in progress."""
+
+from app.services import demo, study_cycles
+
+
+def test_the_demo_has_an_active_cycle_with_a_lap_in_progress(ana):
+    demo.give_a_life(ana)
+
+    (cycle,) = study_cycles.active_cycles(ana)
+    assert len(cycle.subjects) == 2
+    progress = study_cycles.lap_progress(cycle)
+    assert progress.lap.number >= 2 and 0 < progress.done < progress.total
+    assert len(study_cycles.sessions(ana, 31)) == len(demo.STUDY_SESSIONS)
+    assert "studyToday" in ana.widgets
