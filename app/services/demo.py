@@ -34,6 +34,7 @@ from app.services import (
     habits,
     ideas,
     mood,
+    onboarding,
     routines,
     schedules,
     tasks,
@@ -236,6 +237,7 @@ def give_a_life(user, today=None):
         phrase="We are what we repeatedly do.",
         phrase_author="Will Durant",
     )
+    onboarding.finish(user)  # the demo is set up already: never sent to the wizard
     return Life(
         categories=len(made["categories"]),
         habits=len(made["habits"]),

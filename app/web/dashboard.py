@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_login import login_required
 
-from app.services import briefing, configuration, mood, streaks, today, widgets
+from app.services import briefing, mood, onboarding, streaks, today, widgets
 from app.services.progress import user_zone
 from app.web.acting import acting_user, signed_in
 from app.web.navigation import BY_SLUG
@@ -74,9 +74,9 @@ def _refreshers(chosen):
 @bp.post("/dashboard/tour-done")
 @login_required
 def finish_tour():
-    """The welcome card's "Got it": the tutorial is done, so the assistant appears. The card posts
-    a plain form, so the browser loads the dashboard whole, its shell now with the launcher."""
-    configuration.update(acting_user(), tutorial_done=True)
+    """The welcome card's "skip": the setup assistant is skipped, so the assistant appears. The
+    card posts a plain form, so the browser loads the dashboard whole, its shell now with the launcher."""
+    onboarding.skip(acting_user())
     return redirect(url_for("dashboard.index"))
 
 
