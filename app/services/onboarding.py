@@ -522,7 +522,8 @@ def accept(user, step, choices):
             WRITERS[item["kind"]](user, item)
         except DomainError as refused:
             db.session.rollback()
-            raise Invalid("ONBOARDING_WRITE_REFUSED", name=item["name"], reason=refused.message) from None
+            reason = " ".join(dict.fromkeys(refused.field_messages.values())) or refused.message
+            raise Invalid("ONBOARDING_WRITE_REFUSED", name=item["name"], reason=reason) from None
         _record(run, item)
     run.history = [
         *run.history,
