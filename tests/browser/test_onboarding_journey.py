@@ -41,8 +41,12 @@ def fake():
 @pytest.fixture(scope="module")
 def wizard_server(tmp_path_factory, fake):
     database = tmp_path_factory.mktemp("onboarding-e2e") / "onboarding.sqlite3"
-    env = {"BEYOU_LLM_ORDER": "mistral", "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "10",
-           "BEYOU_LLM_MISTRAL_API_KEY": "test", "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral", "openai")}  # fmt: skip
+    env = {
+        "BEYOU_LLM_ORDER": "mistral",
+        "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "10",
+        "BEYOU_LLM_MISTRAL_API_KEY": "test",
+        "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral", "openai"),
+    }
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", LLM_ENV=env)
     with app.app_context():
         db.create_all()
