@@ -5,6 +5,10 @@ spending its own per-user bucket (app/llm/door.py); the services that use them (
 briefing) build the request and clean the answer.
 """
 
+import threading
+
+from flask import current_app
+
 from app.llm import Model, RateBucket, model
 
 ONBOARDING_BUCKET = RateBucket("onboarding", "ONBOARDING_RATE_LIMIT")
@@ -19,3 +23,17 @@ def onboarding_model() -> Model:
 def briefing_model() -> Model:
     """The daily briefing's door: a ceiling per user and day (one briefing a day is generated)."""
     return model("briefing", bucket=BRIEFING_BUCKET)
+
+
+def in_background(name, work, *args):
+    """Run `work(*args)` on a daemon thread (a greenlet under gevent) inside this app's context:
+    a generation that stores itself after the request that started it has answered."""
+    app = current_app._get_current_object()
+
+    def run():
+        with app.app_context():
+            work(*args)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    return thread

@@ -14,7 +14,6 @@ A failed call is not retried: the facts stand alone.
 
 import json
 import logging
-import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -26,7 +25,7 @@ from jinja2 import Environment, StrictUndefined
 from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError
 
-from app.ai import briefing_model
+from app.ai import briefing_model, in_background
 from app.extensions import db
 from app.llm import BudgetSpent, ChatRequest, LLMError, Message
 from app.models import DailyBriefing, Goal, GoalStatus, Habit, User
@@ -338,7 +337,7 @@ def open_today(user, wait=None):
     (BRIEFING_WAIT_SECONDS by default), else the status says it is still coming."""
     row = _todays_row(user)
     if row.status == BriefingStatus.PENDING and _claim(row):
-        _generate_in_background(row.id)
+        in_background(f"briefing-{row.id}", generate, row.id)
     wait = current_app.config["BRIEFING_WAIT_SECONDS"] if wait is None else wait
     deadline = time.monotonic() + wait
     view = _reread(row.id)
@@ -358,28 +357,21 @@ def narrative(user, briefing_id):
     return _view(owned(DailyBriefing, briefing_id, user))
 
 
-def _generate_in_background(briefing_id):
-    app = current_app._get_current_object()
-    thread = threading.Thread(target=generate, args=(app, briefing_id), name=f"briefing-{briefing_id}", daemon=True)
-    thread.start()
-    return thread
-
-
-def generate(app, briefing_id):
-    """Ask the model once for the claimed row and store what it said, or FAILED (no retry)."""
-    with app.app_context():
-        row = db.session.get(DailyBriefing, briefing_id)
-        user = db.session.get(User, row.user_id)
-        picks = None
-        try:
-            answer = briefing_model().structured(request_for(user, row.facts), BriefingAnswer, user=user)
-            picks = clean_picks(answer, row.facts)
-        except (LLMError, BudgetSpent) as failure:
-            log.warning("daily briefing %s has no text: %s", briefing_id, failure)
-        except Exception:  # a background thread has no caller to tell: the row says FAILED instead
-            log.exception("daily briefing %s failed", briefing_id)
-            db.session.rollback()
-        row.picks = picks or None
-        row.status = BriefingStatus.READY if picks else BriefingStatus.FAILED
-        db.session.commit()
-        db.session.remove()
+def generate(briefing_id):
+    """Ask the model once for the claimed row and store what it said, or FAILED (no retry).
+    Runs on its own thread, inside the app's context (`app.ai.in_background`)."""
+    row = db.session.get(DailyBriefing, briefing_id)
+    user = db.session.get(User, row.user_id)
+    picks = None
+    try:
+        answer = briefing_model().structured(request_for(user, row.facts), BriefingAnswer, user=user)
+        picks = clean_picks(answer, row.facts)
+    except (LLMError, BudgetSpent) as failure:
+        log.warning("daily briefing %s has no text: %s", briefing_id, failure)
+    except Exception:  # a background thread has no caller to tell: the row says FAILED instead
+        log.exception("daily briefing %s failed", briefing_id)
+        db.session.rollback()
+    row.picks = picks or None
+    row.status = BriefingStatus.READY if picks else BriefingStatus.FAILED
+    db.session.commit()
+    db.session.remove()
