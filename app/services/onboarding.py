@@ -189,8 +189,10 @@ def suggest(user, step, said):
 
 
 def next_step(user, step):
-    """Go on without adding anything from this step."""
+    """Go on without adding anything from this step (the summary has no step after it)."""
     run = _at_step(user, step)
+    if step == OnboardingStep.SUMMARY:
+        raise Invalid("ONBOARDING_STEP_CHANGED")
     run.history = [*run.history, {"step": step.value, "said": run.said or "", "accepted": []}]
     _advance(run)
     db.session.commit()

@@ -207,3 +207,13 @@ def test_skipping_the_setup_reveals_the_assistant_and_it_stays_reachable(agent_a
 def test_an_unknown_step_is_not_found(agent_app):
     wizard = a_wizard(agent_app)
     assert wizard.suggest("everything", "hi").status_code == 404
+
+
+def test_the_summary_has_no_step_after_it_and_words_past_the_limit_are_refused(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    too_long = wizard.suggest("categories", "x" * 1001)
+    assert too_long.status_code == 422 and 'data-key="ONBOARDING_SAID_TOO_LONG"' in too_long.get_data(as_text=True)
+    for step in ("categories", "items", "routine", "goals"):
+        wizard.next(step)
+    assert wizard.next("summary").status_code == 422
+    assert fake.requests("mistral") == []
