@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from jinja2 import Environment, StrictUndefined
 from pydantic import BaseModel
@@ -71,20 +70,21 @@ class AssistantUnavailable(DomainError):
         super().__init__("AI_UNAVAILABLE")
 
 
-# The answers the model is asked for (loose on purpose: the cleaning below decides) --------------
+# The answers the model is asked for (typed loosely: the cleaning below decides what is kept) ------
 
 
 class Suggested(BaseModel):
-    name: Any = None
-    icon: Any = None
-    description: Any = None
-    importance: Any = None
-    difficulty: Any = None
-    categories: Any = None
-    target_value: Any = None
-    unit: Any = None
-    term: Any = None
-    months: Any = None
+    """One suggested category, habit, task or goal: the fields a step asks for, all optional."""
+
+    name: str | None = None
+    icon: str | None = None
+    importance: float | None = None
+    difficulty: float | None = None
+    categories: list[str] = []
+    target_value: float | None = None
+    unit: str | None = None
+    term: str | None = None
+    months: float | None = None
 
 
 class CategoriesAnswer(BaseModel):
@@ -97,23 +97,23 @@ class ItemsAnswer(BaseModel):
 
 
 class SectionItem(BaseModel):
-    name: Any = None
-    starts_at: Any = None
-    ends_at: Any = None
+    name: str | None = None
+    starts_at: str | None = None
+    ends_at: str | None = None
 
 
 class Section(BaseModel):
-    name: Any = None
-    icon: Any = None
-    starts_at: Any = None
-    ends_at: Any = None
+    name: str | None = None
+    icon: str | None = None
+    starts_at: str | None = None
+    ends_at: str | None = None
     items: list[SectionItem] = []
 
 
 class RoutineAnswer(BaseModel):
-    name: Any = None
-    icon: Any = None
-    weekdays: list[Any] = []
+    name: str | None = None
+    icon: str | None = None
+    weekdays: list[str | int] = []
     sections: list[Section]
 
 

@@ -45,7 +45,7 @@ def test_a_name_twice_and_a_name_too_short_are_dropped(ana):
 
 def test_importance_and_difficulty_are_clamped_to_one_to_five(ana):
     items = ItemsAnswer(habits=[{"name": "Run", "importance": 9, "difficulty": -3},
-                                {"name": "Read", "importance": "high", "difficulty": 2.6}])  # fmt: skip
+                                {"name": "Read", "difficulty": 2.6}])  # fmt: skip
     found = clean_items(ana, items, "")
     assert [(item["importance"], item["difficulty"]) for item in found] == [(5, 1), (3, 3)]
 
@@ -98,7 +98,7 @@ def test_the_routine_keeps_known_items_times_inside_and_drops_sections_without_a
 
 def test_goals_get_a_sane_target_a_term_and_whole_months(ana):
     answer = GoalsAnswer(goals=[{"name": "Read", "target_value": 1e12, "unit": "", "term": "LONG_TERM", "months": 500},
-                                {"name": "Save", "target_value": "lots", "term": "someday", "months": -2}])  # fmt: skip
+                                {"name": "Save", "term": "someday", "months": -2}])  # fmt: skip
     read, save = clean_goals(ana, answer, "")
     assert (read["target_value"], read["unit"], read["term"], read["months"]) == (1_000_000, "times", "LONG_TERM", 60)
     assert (save["target_value"], save["term"], save["months"]) == (1.0, "MEDIUM_TERM", 1)

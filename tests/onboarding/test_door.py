@@ -217,3 +217,13 @@ def test_the_summary_has_no_step_after_it_and_words_past_the_limit_are_refused(a
         wizard.next(step)
     assert wizard.next("summary").status_code == 422
     assert fake.requests("mistral") == []
+
+
+def test_a_gemini_link_gets_the_step_s_schema_and_its_answer_is_cleaned_the_same(make_agent_app, fake):
+    app = make_agent_app(order="gemini")
+    wizard = a_wizard(app)
+    fake.script("gemini", says({"categories": [{"name": "Saude", "icon": "not-an-icon"}]}))
+    html = wizard.suggest("categories", "saúde").get_data(as_text=True)
+    assert 'value="saúde"' in html
+    (request,) = fake.requests("gemini")
+    assert "responseSchema" in json.dumps(request.body)
