@@ -364,20 +364,14 @@ def _clock(minutes):
 
 def normalise_weekdays(values):
     """Weekday numbers 0–6 from numbers, English or Portuguese names or their first three letters."""
+    names = {folded(name): number for name, number in WEEKDAYS.items()}
     found = set()
     for value in values if isinstance(values, list) else [values]:
         text = folded(value) if isinstance(value, str | int) and not isinstance(value, bool) else ""
-        if text.isdigit() and int(text) <= 6:
-            found.add(int(text))
-            continue
-        names = {folded(name): number for name, number in WEEKDAYS.items()}
-        match = (
-            names.get(text)
-            if len(text) < 3
-            else next((number for name, number in names.items() if name == text or name.startswith(text)), None)
-        )
-        if match is not None:
-            found.add(match)
+        if text.isdigit():
+            found.update([int(text)] if int(text) <= 6 else [])
+        elif len(text) >= 3:
+            found.update(number for name, number in names.items() if name.startswith(text))
     return sorted(found)
 
 
