@@ -83,6 +83,16 @@ class Config:
     # read there; longer ones go to a background thread (app/services/study_sources.py).
     NOTEBOOK_SOURCE_INLINE_CHARS = 20_000
     NOTEBOOK_PDF_INLINE_BYTES = 512 * 1024
+    # The other doors to the chain, each with its own per-user bucket (app/llm/door.py).
+    ONBOARDING_RATE_LIMIT = _env("BEYOU_ONBOARDING_RATE_LIMIT", "30 per hour")
+    BRIEFING_RATE_LIMIT = _env("BEYOU_BRIEFING_RATE_LIMIT", "10 per day")
+    # The daily briefing's request waits this long for the text, then answers PENDING; a claim on
+    # a day's briefing older than BRIEFING_CLAIM_SECONDS lost its worker and counts as failed.
+    BRIEFING_WAIT_SECONDS = float(_env("BEYOU_BRIEFING_WAIT_SECONDS", "8"))
+    BRIEFING_CLAIM_SECONDS = 150
+    # Then the dialog asks for the text this often, this many times (about 70 s), before its fallback line.
+    BRIEFING_POLL_SECONDS = float(_env("BEYOU_BRIEFING_POLL_SECONDS", "7"))
+    BRIEFING_POLLS = 10
 
     DEMO_EMAIL = "demo@beyou.app"
     DEMO_PASSWORD = "beyou-demo-2026"

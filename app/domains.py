@@ -85,7 +85,7 @@ DOMAINS = (
         "dashboard",
         Area(_l("Dashboard"), "home", "dashboard.index"),
         blueprint="dashboard",
-        services=("widgets",),
+        services=("widgets", "briefing"),
     ),
     Domain(
         "routines",
@@ -471,11 +471,19 @@ DOMAINS = (
         "profile",
         Area(_l("Configuration"), "settings", "configuration.index", in_bottom_bar=False, slug="configuration"),
         blueprint="configuration",
-        services=("configuration", "accounts"),
+        services=("configuration", "accounts", "onboarding"),
         tools=("profile", "memory"),
-        models={"user": ("users", "user_sessions")},
+        models={
+            "user": ("users", "user_sessions"),
+            "onboarding": ("onboarding_runs",),
+            "briefing": ("daily_briefings",),
+        },
         export={"profile": ("users",)},
-        not_exported={"user_sessions": "sign-ins are keys to the account, not the user's data"},
+        not_exported={
+            "user_sessions": "sign-ins are keys to the account, not the user's data",
+            "onboarding_runs": "the wizard's working state; what it created is exported with its own domain",
+            "daily_briefings": "recomputed from the exported outcomes, mood levels and goals on the day it is opened",
+        },
         errors={
             "EMAIL_INVALID": _l("Enter a valid email address."),
             "EMAIL_TAKEN": _l("An account with this email already exists. Try signing in."),
@@ -496,6 +504,15 @@ DOMAINS = (
             "SETTING_UNKNOWN": _l("This is not a setting you can change."),
             "PASSWORD_INCORRECT": _l("That password is not right."),
             "CONFIRMATION_MISMATCH": _l("Type the word exactly as shown to confirm."),
+            "ONBOARDING_SAID_TOO_LONG": _l("Use at most 1000 characters to describe what you want."),
+            "ONBOARDING_FINISHED": _l("The setup assistant is finished. Open it again from the configuration page."),
+            "ONBOARDING_STEP_CHANGED": _l("This step has moved on, maybe on another device. Here is where it is now."),
+            "ONBOARDING_NOTHING_CHOSEN": _l("Keep at least one suggestion, or go on without adding any."),
+            "ONBOARDING_RATE_LIMITED": _l(
+                "The setup assistant has made many suggestions this hour. Try again at %(time)s, or add things "
+                "yourself on their pages."
+            ),
+            "ONBOARDING_WRITE_REFUSED": _l("“%(name)s” could not be saved: %(reason)s"),
         },
         catalogue=("Configuration",),
         toolset="settings: name, phrase, theme, language, time zone, XP rules, widgets",
@@ -572,6 +589,8 @@ INFRASTRUCTURE_BLUEPRINTS = {
     "auth": "sign-up, sign-in, sign-out and the password reset: before there is a user to show areas to",
     "admin": "the admin area (feedback inbox, LLM chain, metrics), linked from the More sheet for admins",
     "system": "the health check for the process manager",
+    "onboarding": "the first-run setup assistant: it writes through the categories, habits, tasks, routines and "
+    "goals services and owns no page area of its own",
 }
 """Blueprints that belong to no domain, and why."""
 
@@ -597,6 +616,7 @@ ROUTE_ARGUMENTS_THAT_ARE_NOT_ROWS = {
     "section": "a configuration form's name",
     "widget_id": "a dashboard widget's name from the fixed widget catalogue",
     "filename": "a static file",
+    "step": "an onboarding wizard step's name",
 }
 """Route arguments that name no row, so the ownership sweep has nothing to try on them."""
 

@@ -35,6 +35,7 @@ from app.services import (
     ideas,
     mood,
     notebook,
+    onboarding,
     routines,
     schedules,
     study_board,
@@ -245,6 +246,7 @@ def give_a_life(user, today=None):
         phrase="We are what we repeatedly do.",
         phrase_author="Will Durant",
     )
+    onboarding.finish(user)  # the demo is set up already: never sent to the wizard
     return Life(
         categories=len(made["categories"]),
         habits=len(made["habits"]),

@@ -51,7 +51,7 @@ def register():
         return form_refused("auth/register.html", error)
     _start_session(user, remember=False)
     flash(_("Welcome to Beyou, %(name)s!", name=user.name), "success")
-    return redirect(url_for("dashboard.index"))
+    return redirect(url_for("onboarding.index"))  # a new account lands on the setup assistant
 
 
 def _tell_owner_of_sign_up_attempt(email):

@@ -4,10 +4,10 @@ widgets the user chose (each its own fragment that refreshes on its domain), and
 import math
 from datetime import datetime, timedelta
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_login import login_required
 
-from app.services import configuration, mood, streaks, study_cycles, today, widgets
+from app.services import briefing, mood, onboarding, streaks, study_cycles, today, widgets
 from app.services.progress import user_zone
 from app.web.acting import acting_user, signed_in
 from app.web.navigation import BY_SLUG
@@ -73,10 +73,33 @@ def _refreshers(chosen):
 @bp.post("/dashboard/tour-done")
 @login_required
 def finish_tour():
-    """The welcome card's "Got it": the tutorial is done, so the assistant appears. The card posts
-    a plain form, so the browser loads the dashboard whole, its shell now with the launcher."""
-    configuration.update(acting_user(), tutorial_done=True)
+    """The welcome card's "skip": the setup assistant is skipped, so the assistant appears. The
+    card posts a plain form, so the browser loads the dashboard whole, its shell now with the launcher."""
+    onboarding.skip(acting_user())
     return redirect(url_for("dashboard.index"))
+
+
+@bp.get("/daily-briefing")
+@login_required
+def daily_briefing():
+    """Today's briefing: always 200, the facts at once and the text when it came in time."""
+    shown = briefing.open_today(acting_user())
+    return render_page("shared/dialog_page.html", "dashboard/_briefing.html", briefing=shown, attempt=0,
+                       **_polling(), dialog_fragment="dashboard/_briefing.html")  # fmt: skip
+
+
+@bp.get("/daily-briefing/narrative")
+@login_required
+def briefing_narrative():
+    """The dialog's poll: one read of the briefing by id, never a model call."""
+    shown = briefing.narrative(acting_user(), request.args.get("briefing"))
+    attempt = request.args.get("attempt", default=1, type=int)
+    return render_template("dashboard/_briefing_text.html", briefing=shown, attempt=attempt, **_polling())
+
+
+def _polling():
+    config = current_app.config
+    return {"poll_seconds": config["BRIEFING_POLL_SECONDS"], "polls": config["BRIEFING_POLLS"]}
 
 
 @bp.get("/dashboard/regions")

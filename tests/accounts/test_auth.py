@@ -27,7 +27,7 @@ def user_by_email(app, email):
 def test_registration_signs_the_new_user_in(client, app):
     response = register(client, timezone="America/Sao_Paulo")
     assert response.status_code == 302
-    assert response.headers["Location"].endswith("/dashboard")
+    assert response.headers["Location"].endswith("/onboarding")  # a new account lands on the setup assistant
     assert b"Hello, Carla" in client.get("/dashboard").data
     user = user_by_email(app, "carla@example.com")
     assert user.timezone == "America/Sao_Paulo"

@@ -27,7 +27,7 @@ def _register(page, live_server):
     page.fill("#password", "habits that stick around")
     assert page.input_value("input[name=timezone]") == "Europe/Lisbon"  # the context's zone, via static/js/app.js
     page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/dashboard$"))
+    expect(page).to_have_url(re.compile(r"/onboarding$"))  # a new account lands on the setup assistant
 
 
 def _dialog(page):

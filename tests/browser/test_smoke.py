@@ -16,6 +16,8 @@ def test_register_sign_in_and_out(page, live_server):
     assert page.input_value("input[name=timezone]") == "Europe/Lisbon"  # filled by static/js/app.js
     page.click("button[type=submit]")
 
+    expect(page).to_have_url(re.compile(r"/onboarding$"))  # a new account lands on the setup assistant
+    page.get_by_test_id("onboarding-skip").click()
     expect(page).to_have_url(re.compile(r"/dashboard$"))
     expect(page.get_by_test_id("greeting")).to_have_text("Hello, Dora")
     expect(page.locator(".sidebar nav")).to_contain_text("Habits")

@@ -24,7 +24,7 @@ from app.agent import prompt
 from app.agent.tools import registry
 from app.extensions import db
 from app.models import User
-from app.services import assistant, mood
+from app.services import assistant, briefing, mood
 from app.services.progress import today_for
 from app.web.navigation import AREAS
 from tests.assistant.conftest import AgentClient, Reply, make_user
@@ -171,6 +171,27 @@ def test_a_real_turn_sends_no_journal_word_to_the_provider(agent_app, fake):
     requests = [json.dumps(request.body, ensure_ascii=False) for request in fake.requests("mistral")]
     assert len(requests) == 3 and "has_text" in requests[1]  # both tools ran and their results went back
     assert all(CANARY not in body for body in requests)
+
+
+def test_the_daily_briefing_carries_mood_levels_and_never_the_journal(ana):
+    write_the_journal(ana)
+    facts = briefing.facts(ana)
+    request = briefing.request_for(ana, facts)
+    sent = [json.dumps(facts, ensure_ascii=False), request.system,
+            *(message.model_dump_json() for message in request.messages)]  # fmt: skip
+    assert [day["level"] for day in facts["mood"]["levels"]] == [4, 2]  # the levels are there
+    assert all(CANARY not in part for part in sent)
+
+
+def test_a_real_briefing_sends_no_journal_word_to_the_provider(agent_app, fake):
+    make_user(agent_app)
+    with agent_app.app_context():
+        write_the_journal(db.session.scalar(db.select(User)))
+    fake.script("mistral", Reply.says(json.dumps({"picks": [{"signal": "mood", "meaning": "A softer week."}]})))
+    page = AgentClient(agent_app).http.get("/daily-briefing").get_data(as_text=True)
+    assert "A softer week." in page and CANARY not in page
+    (request,) = fake.requests("mistral")
+    assert CANARY not in json.dumps(request.body, ensure_ascii=False)
 
 
 # The code: one function returns the words, and only the mood page calls it -----------------------

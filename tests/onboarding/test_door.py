@@ -1,0 +1,229 @@
+"""The onboarding door over the wire fake: one structured call per step, its own bucket and
+label, a clean AI_UNAVAILABLE with a way forward, and accepted suggestions written through the
+ordinary services without ever duplicating a row."""
+
+import json
+import re
+
+import pytest
+from prometheus_client import REGISTRY
+
+from app.extensions import db
+from app.models import Category, Habit, OnboardingRun, Routine, ScheduleDay, Task, User
+from app.services import categories
+from tests.onboarding.conftest import Reply, Wizard, a_wizard, says
+
+CATEGORIES = {"categories": [{"name": "Health", "icon": "heart"}, {"name": "Work", "icon": "briefcase"}]}
+
+
+def door_calls(outcome):
+    return REGISTRY.get_sample_value("beyou_llm_door_calls_total", {"door": "onboarding", "outcome": outcome}) or 0
+
+
+def rows(app, model):
+    with app.app_context():
+        found = sorted(db.session.scalars(db.select(model.name)))
+        db.session.remove()
+        return found
+
+
+def step_of(html):
+    return re.search(r'data-step="([A-Z]+)"', html).group(1)
+
+
+def test_a_step_is_one_structured_call_whose_suggestions_are_shown(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", says(CATEGORIES))
+    before = door_calls("ok")
+    page = wizard.suggest("categories", "my health and my work")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and html.count('data-testid="suggestion"') == 2
+    (request,) = fake.requests("mistral")
+    body = json.dumps(request.body, ensure_ascii=False)
+    assert request.streamed is False and "my health and my work" in body and "tools" not in request.body
+    assert door_calls("ok") == before + 1
+    assert rows(agent_app, Category) == []  # nothing is written before the person keeps it
+
+
+def test_a_malformed_answer_gets_one_retry_with_a_json_only_warning(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", Reply.says("Sure! Health and Work."), says(CATEGORIES))
+    html = wizard.suggest("categories", "my body, my job").get_data(as_text=True)
+    assert html.count('data-testid="suggestion"') == 2
+    first, second = fake.requests("mistral")
+    warning = "Your previous answer was not valid JSON"
+    assert warning in json.dumps(second.body) and warning not in json.dumps(first.body)
+
+
+@pytest.mark.parametrize(
+    ("mistral", "gemini"),
+    [
+        pytest.param([Reply.says("nope"), Reply.says('{"categories": "Health"}')], [], id="malformed-twice"),
+        pytest.param([Reply.fails(500)], [Reply.fails(429)], id="chain-down"),
+    ],
+)
+def test_a_failed_call_is_ai_unavailable_with_a_retry_and_the_manual_path(agent_app, fake, mistral, gemini):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", *mistral)
+    if gemini:
+        fake.script("gemini", *gemini)
+    page = wizard.suggest("categories", "my body, my job")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 503 and 'data-key="AI_UNAVAILABLE"' in html
+    assert "couldn&#39;t reach any AI model" in html and "Try again" in html
+    assert 'href="/categories"' in html and 'href="/habits"' in html  # the ordinary pages, so no one is stuck
+    assert "my body, my job" in html  # the words typed are kept
+
+
+def test_an_empty_bucket_refuses_before_any_model_is_asked(make_agent_app, fake):
+    app = make_agent_app(ONBOARDING_RATE_LIMIT="1 per hour")
+    wizard = a_wizard(app)
+    fake.script("mistral", says(CATEGORIES), says(CATEGORIES))
+    wizard.suggest("categories", "my body")
+    page = wizard.suggest("categories", "my body")
+    assert page.status_code == 429 and 'data-key="ONBOARDING_RATE_LIMITED"' in page.get_data(as_text=True)
+    assert len(fake.requests("mistral")) == 1
+
+
+def test_kept_suggestions_become_rows_with_the_person_s_edits_and_the_wizard_moves_on(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", says({"categories": [*CATEGORIES["categories"], {"name": "Chores"}]}))
+    wizard.suggest("categories", "my body and my job")
+    page = wizard.accept("categories", 0, 1, **{"name-1": "Career"})
+    assert page.status_code == 200 and step_of(page.get_data(as_text=True)) == "ITEMS"
+    assert rows(agent_app, Category) == ["Career", "Health"]
+
+
+def test_the_wizard_resumes_where_it_was_on_another_device(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", says(CATEGORIES))
+    wizard.suggest("categories", "my body and my job")
+    elsewhere = Wizard(agent_app)  # a second sign-in of the same account
+    html = elsewhere.http.get("/onboarding").get_data(as_text=True)
+    assert step_of(html) == "CATEGORIES" and html.count('data-testid="suggestion"') == 2
+    assert "my body and my job" in html
+
+
+ITEMS = {
+    "habits": [{"name": "Run", "importance": 4, "difficulty": 3, "categories": ["Health"]},
+               {"name": "Stretch", "importance": 2, "difficulty": 1, "categories": []}],
+    "tasks": [{"name": "Book a check-up", "importance": 5, "difficulty": 1, "categories": ["Health"]}],
+}  # fmt: skip
+
+
+def test_a_refused_write_names_the_item_and_its_reason_and_lists_what_is_saved(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", says({"categories": [{"name": "Health"}]}), says(ITEMS))
+    wizard.suggest("categories", "my body")
+    wizard.accept("categories", 0)
+    wizard.suggest("items", "run, stretch, a check-up")
+    page = wizard.accept("items", 0, 1, 2)  # Stretch has no category: habits.create refuses it
+    html = page.get_data(as_text=True)
+    assert page.status_code == 422 and 'data-key="ONBOARDING_WRITE_REFUSED"' in html
+    assert "“Stretch” could not be saved: Choose at least one category." in html
+    assert "AI" not in re.search(r'data-testid="onboarding-error".*?</div>', html, re.S).group(0)  # not the AI's fault
+    assert re.search(r'data-testid="onboarding-saved".*Habits</a>: Run', html, re.S)
+    assert step_of(html) == "ITEMS"
+
+
+def test_retrying_a_half_failed_step_many_times_never_duplicates_a_row(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", says({"categories": [{"name": "Health"}]}), says(ITEMS))
+    wizard.suggest("categories", "my body")
+    wizard.accept("categories", 0)
+    wizard.suggest("items", "run, stretch, a check-up")
+    for _ in range(6):
+        assert wizard.accept("items", 0, 1, 2).status_code == 422
+    assert rows(agent_app, Habit) == ["Run"] and rows(agent_app, Task) == []  # the step stops at the refusal
+    page = wizard.accept("items", 0, 2)  # drops the refused one: the rest is already there
+    assert step_of(page.get_data(as_text=True)) == "ROUTINE"
+    assert rows(agent_app, Habit) == ["Run"] and rows(agent_app, Task) == ["Book a check-up"]
+    with agent_app.app_context():
+        run = db.session.scalar(db.select(OnboardingRun))
+        assert run.saved == {"categories": ["Health"], "habits": ["Run"], "tasks": ["Book a check-up"]}
+        db.session.remove()
+
+
+def test_a_double_click_on_keep_creates_each_row_once(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", says(CATEGORIES))
+    wizard.suggest("categories", "my body and my job")
+    first, second = wizard.accept("categories", 0, 1), wizard.accept("categories", 0, 1)
+    assert first.status_code == 200 and second.status_code == 422
+    assert 'data-key="ONBOARDING_STEP_CHANGED"' in second.get_data(as_text=True)
+    assert rows(agent_app, Category) == ["Health", "Work"]
+
+
+def test_a_name_the_account_already_has_is_skipped(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    with agent_app.app_context():
+        categories.create(db.session.scalar(db.select(User)), name="health", icon="heart")
+        db.session.remove()
+    fake.script("mistral", says(CATEGORIES))
+    wizard.suggest("categories", "my body and my job")
+    wizard.accept("categories", 0, 1)
+    assert rows(agent_app, Category) == ["Work", "health"]
+
+
+def test_the_routine_step_builds_a_scheduled_routine_through_the_routines_service(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    routine = {"name": "Mornings", "weekdays": ["monday"], "sections": [
+        {"name": "Early", "starts_at": "06:30", "ends_at": "08:00",
+         "items": [{"name": "Run", "starts_at": "06:00", "ends_at": "07:00"}]}]}  # fmt: skip
+    fake.script("mistral", says({"categories": [{"name": "Health"}]}), says(ITEMS), says(routine))
+    wizard.suggest("categories", "my body")
+    wizard.accept("categories", 0)
+    wizard.suggest("items", "run")
+    wizard.accept("items", 0, 2)
+    wizard.suggest("routine", "early mornings on weekdays")
+    page = wizard.accept("routine", 0, **{"weekdays-0": ["0", "2", "4"]})
+    assert step_of(page.get_data(as_text=True)) == "GOALS"
+    assert rows(agent_app, Routine) == ["Mornings"]
+    with agent_app.app_context():
+        assert sorted(db.session.scalars(db.select(ScheduleDay.weekday))) == [0, 2, 4]
+        db.session.remove()
+
+
+def test_going_on_without_adding_and_skipping_reveal_the_assistant(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    for step, following in (("categories", "ITEMS"), ("items", "ROUTINE"), ("routine", "GOALS"), ("goals", "SUMMARY")):
+        assert step_of(wizard.next(step).get_data(as_text=True)) == following
+    assert "data-agent-open" not in wizard.http.get("/dashboard").get_data(as_text=True)
+    finished = wizard.http.post("/onboarding/finish", data={"csrf_token": wizard.csrf})
+    assert finished.status_code == 302 and finished.headers["Location"].endswith("/dashboard")
+    assert "data-agent-open" in wizard.http.get("/dashboard").get_data(as_text=True)
+    assert fake.requests("mistral") == []
+
+
+def test_skipping_the_setup_reveals_the_assistant_and_it_stays_reachable(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    wizard.http.post("/onboarding/skip", data={"csrf_token": wizard.csrf})
+    assert "data-agent-open" in wizard.http.get("/dashboard").get_data(as_text=True)
+    assert 'href="/onboarding"' in wizard.http.get("/configuration").get_data(as_text=True)
+    wizard.http.post("/onboarding/restart", data={"csrf_token": wizard.csrf})
+    assert step_of(wizard.http.get("/onboarding").get_data(as_text=True)) == "CATEGORIES"
+
+
+def test_an_unknown_step_is_not_found(agent_app):
+    wizard = a_wizard(agent_app)
+    assert wizard.suggest("everything", "hi").status_code == 404
+
+
+def test_the_summary_has_no_step_after_it_and_words_past_the_limit_are_refused(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    too_long = wizard.suggest("categories", "x" * 1001)
+    assert too_long.status_code == 422 and 'data-key="ONBOARDING_SAID_TOO_LONG"' in too_long.get_data(as_text=True)
+    for step in ("categories", "items", "routine", "goals"):
+        wizard.next(step)
+    assert wizard.next("summary").status_code == 422
+    assert fake.requests("mistral") == []
+
+
+def test_a_gemini_link_gets_the_step_s_schema_and_its_answer_is_cleaned_the_same(make_agent_app, fake):
+    app = make_agent_app(order="gemini")
+    wizard = a_wizard(app)
+    fake.script("gemini", says({"categories": [{"name": "Saude", "icon": "not-an-icon"}]}))
+    html = wizard.suggest("categories", "saúde").get_data(as_text=True)
+    assert 'value="saúde"' in html
+    (request,) = fake.requests("gemini")
+    assert "responseSchema" in json.dumps(request.body)
