@@ -377,7 +377,8 @@ class _Change:
     The reads: the account row, locked (so concurrent checks of one account run one after the
     other and never pay XP twice) with how far its days are closed; the entry with its routine,
     that routine's entry ids, the item, its categories and the routine scheduled on the day; the
-    day's check rows; the item's and the account's outcomes.
+    day's check rows; the item's and the account's outcomes around the day, counted
+    (`streaks.day_summaries`), never read row by row.
     """
 
     def __init__(self, user, day, today):
@@ -386,7 +387,7 @@ class _Change:
         self.closed = False
         self.day_rows = []
         self.scheduled_entry_ids = set()
-        self.outcomes = {}
+        self.summaries = {}
         self.before = {}
 
     @classmethod
@@ -446,11 +447,12 @@ class _Change:
         owners = [(OwnerType.USER, self.user.id)]
         if self.item is not None and not row.one_time:
             owners.append((row.item_type, row.item_id))
-        self.outcomes = streaks.outcomes_of(self.user, owners)
+        self.summaries = streaks.day_summaries(owners, self.day, self.today)
+        account = self.summaries[owners[0]]
         self.before = {  # what a celebration compares against: level and streaks before the change
             "level": self.user.level,
             "item_streak": self.item.current_streak if self.item is not None else 0,
-            "constance": streaks.constance(self.user, self.today, self.outcomes[owners[0]]).days,
+            "constance": account.current_run(account.outcome),
         }
 
     def xp_owners(self):
@@ -467,10 +469,9 @@ class _Change:
         row = self.row
         if self.day < self.today:
             return streaks.late_xp(self.user, row.difficulty, row.importance, self.day, self.today)
-        streak = 0
-        if not row.one_time:
-            before = [pair for pair in self.outcomes.get((row.item_type, row.item_id), []) if pair[0] < self.today]
-            streak = streaks.current_run(before, self.today)
+        # The run entering today: the day's summary leaves today's own row out.
+        summary = self.summaries.get((row.item_type, row.item_id))
+        streak = summary.run if summary is not None and not row.one_time else 0
         return streaks.check_xp(row.difficulty, row.importance, streak)
 
     def set_done_on(self, day):
@@ -490,12 +491,13 @@ class _Change:
                 db.session.delete(row)
         outcomes = {}
         if item is not None and not row.one_time:
-            outcomes[(row.item_type, row.item_id)] = self._item_outcome()
-            streaks.refresh(user, item, row.item_type, today, self._with(row.item_type, row.item_id, outcomes))
+            owner = (row.item_type, row.item_id)
+            outcomes[owner] = self._item_outcome()
+            streaks.refresh_around(item, self.summaries[owner], outcomes[owner])
         outcomes[account] = self._account_outcome()
-        streaks.refresh_account(user, today, self._with(*account, outcomes))
+        streaks.refresh_account_around(user, self.summaries[account], outcomes[account])
         _write_outcomes(user, day, outcomes)
-        constance = streaks.constance(user, today, self.outcomes[account])
+        constance = streaks.constance_around(user, self.summaries[account], outcomes[account])
         late = day < today
         result = CheckResult(
             entry=self._view(late),
@@ -533,15 +535,6 @@ class _Change:
             items += [_UNTOUCHED for entry_id in self.scheduled_entry_ids if entry_id not in written]
         outcome = streaks.account_outcome(self.user, self.day, items)
         return None if not self.closed and outcome != Outcome.DONE else outcome
-
-    def _with(self, kind, owner_id, outcomes):
-        """The owner's outcomes (oldest first) with the day's new outcome in place, kept for later."""
-        pairs = [pair for pair in self.outcomes[(kind, owner_id)] if pair[0] != self.day]
-        if outcomes[(kind, owner_id)] is not None:
-            pairs.append((self.day, outcomes[(kind, owner_id)]))
-            pairs.sort(key=lambda pair: pair[0])
-        self.outcomes[(kind, owner_id)] = pairs
-        return pairs
 
     def _view(self, late):
         if self.entry is not None and not late:
