@@ -22,6 +22,7 @@ from sqlalchemy.orm import joinedload, selectinload
 from app.events import announce
 from app.extensions import db
 from app.models import (
+    ConstanceMode,
     DayCloseMark,
     DayOutcome,
     EntryCheck,
@@ -376,9 +377,10 @@ class _Change:
 
     The reads: the account row, locked (so concurrent checks of one account run one after the
     other and never pay XP twice) with how far its days are closed; the entry with its routine,
-    that routine's entry ids, the item, its categories and the routine scheduled on the day; the
-    day's check rows; the item's and the account's outcomes around the day, counted
-    (`streaks.day_summaries`), never read row by row.
+    the item, its categories and the routine scheduled on the day (and, in COMPLETE mode on an
+    open day, the scheduled routine's entry ids: one more statement); the day's check rows; the
+    item's and the account's outcomes around the day, counted (`streaks.day_summaries`), never
+    read row by row.
     """
 
     def __init__(self, user, day, today):
@@ -442,7 +444,7 @@ class _Change:
                 .where(model.id == row.item_id, model.user_id == self.user.id)
                 .options(selectinload(model.categories))
             )
-        if not self.closed:
+        if not self.closed and self.user.constance_mode == ConstanceMode.COMPLETE:
             self.scheduled_entry_ids = _scheduled_entry_ids(self.user, self.day, scheduled_id, entry)
         owners = [(OwnerType.USER, self.user.id)]
         if self.item is not None and not row.one_time:
@@ -528,13 +530,18 @@ class _Change:
 
     def _account_outcome(self):
         """Written when the day counted; otherwise removed while the day is open, or how the day
-        ended once it is closed."""
+        ended once it is closed. Whether an open day counted needs its untouched entries only in
+        COMPLETE mode (every entry checked or skipped): in ANY mode one check is enough."""
+        if self.closed:
+            return streaks.account_outcome(self.user, self.day, self.day_rows)
         items = list(self.day_rows)
-        if not self.closed:
+        if self.user.constance_mode == ConstanceMode.COMPLETE:
             written = {row.entry_id for row in self.day_rows}
             items += [_UNTOUCHED for entry_id in self.scheduled_entry_ids if entry_id not in written]
+        elif not any(row.checked for row in items):
+            return None
         outcome = streaks.account_outcome(self.user, self.day, items)
-        return None if not self.closed and outcome != Outcome.DONE else outcome
+        return outcome if outcome == Outcome.DONE else None
 
     def _view(self, late):
         if self.entry is not None and not late:
@@ -570,7 +577,7 @@ def _entry_and_scheduled(user, entry_uuid, day):
             .join(Routine, Routine.id == RoutineEntry.routine_id)
             .where(RoutineEntry.id == entry_uuid, Routine.user_id == user.id)
             .options(
-                joinedload(RoutineEntry.routine).joinedload(Routine.entries),
+                joinedload(RoutineEntry.routine),
                 joinedload(RoutineEntry.section),
                 joinedload(RoutineEntry.habit).joinedload(Habit.categories),
                 joinedload(RoutineEntry.task).joinedload(Task.categories),
