@@ -34,7 +34,12 @@ class DayOutcome(db.Model):
     """One outcome per owner per local day. No row means unknown, which is neutral."""
 
     __tablename__ = "day_outcomes"
-    __table_args__ = (UniqueConstraint("owner_type", "owner_id", "day", name="one_outcome_per_day"),)
+    __table_args__ = (
+        UniqueConstraint("owner_type", "owner_id", "day", name="one_outcome_per_day"),
+        # The streak figures are counted over an owner's days by outcome (app.services.streaks
+        # `day_summaries`): with the outcome in the index, the database never reads the table.
+        Index("ix_day_outcomes_owner_day_outcome", "owner_type", "owner_id", "day", "outcome"),
+    )
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
     user_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("users.id", ondelete="CASCADE"), index=True)

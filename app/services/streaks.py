@@ -11,6 +11,9 @@ least one entry checked, in COMPLETE mode every entry of the day checked or skip
 
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import cache
+
+from sqlalchemy import Date
 
 from app.extensions import db
 from app.models import (
@@ -37,6 +40,7 @@ HISTORY_DEFAULT_DAYS = 28
 UNKNOWN = "UNKNOWN"  # history's word for "no row": neutral, never guessed
 
 PRESENT = (Outcome.DONE, Outcome.SKIPPED)
+ACTIVE = (Outcome.DONE, Outcome.SKIPPED, Outcome.MISSED)  # a day that shows the routine still runs
 
 
 # XP ------------------------------------------------------------------------------------------
@@ -231,6 +235,125 @@ def refresh_account(user, today, outcomes=None):
     user.max_constance = max(user.max_constance or 0, user.best_streak or 0)
 
 
+# Streak figures around one day, counted by the database -----------------------------------------
+
+
+@dataclass
+class DaySummary:
+    """An owner's outcomes as they bear on one `day`, counted by the database with that day's own
+    row left out: the figures `current_run`, `longest_run` and the check-in counts would make of
+    every row, for any outcome the day is given, follow by arithmetic. Only the run through the
+    day can have grown: every other run is at most the stored best, which each write of outcomes
+    (a check, the day close) keeps at least the longest run they hold."""
+
+    day: date
+    today: date
+    outcome: Outcome | None  # the day's stored outcome
+    done: int  # DONE days
+    first_done: date | None
+    last_done: date | None
+    last_missed: date | None  # the last MISSED day up to today
+    run: int  # DONE days after `last_missed`, up to today
+    run_after_day: int  # DONE days after `day`, up to today
+    done_around: int  # DONE days between the MISSED days on either side of `day`
+    active: int  # DONE, SKIPPED or MISSED days of the last two weeks up to today
+    done_today: int
+
+    def current_run(self, outcome):
+        """`current_run` over the outcomes, the day reading `outcome`."""
+        counts = self.day <= self.today and (self.last_missed is None or self.day > self.last_missed)
+        if counts and outcome == Outcome.MISSED:
+            return self.run_after_day
+        return self.run + (counts and outcome == Outcome.DONE)
+
+    def run_through_day(self, outcome):
+        """The DONE days of the run holding the day once it reads `outcome`."""
+        return 0 if outcome == Outcome.MISSED else self.done_around + (outcome == Outcome.DONE)
+
+    def check_ins(self, outcome):
+        """(total, first, last) DONE days, the day reading `outcome`."""
+        days = [day for day in (self.first_done, self.last_done) if day is not None]
+        if outcome == Outcome.DONE:
+            days.append(self.day)
+        return self.done + (outcome == Outcome.DONE), min(days, default=None), max(days, default=None)
+
+
+def day_summaries(owners, day, today):
+    """{(owner type, owner id): DaySummary} around `day` for several owners, in one statement.
+
+    The owners are the caller's user's own (the account, an item read through its ownership), and
+    an owner id names one row of one user: the rows are found by owner alone, which the index on
+    (owner type, owner id, day, outcome) answers without reading the table."""
+    values = {"day": day, "today": today, "fortnight": _fortnight(today)}
+    for position, (kind, owner_id) in enumerate(owners):
+        values[f"kind_{position}"], values[f"owner_{position}"] = kind, owner_id
+    found = db.session.execute(_summaries_query(len(owners)), values)
+    return {owners[position]: DaySummary(day, today, *figures) for position, *figures in found}
+
+
+@cache
+def _summaries_query(owners):
+    """The statement of `day_summaries` for a number of owners, built once: its thirty-odd
+    subqueries cost more to build than to run."""
+    day, today = db.bindparam("day", type_=Date), db.bindparam("today", type_=Date)
+    other_days, done = DayOutcome.day != day, DayOutcome.outcome == Outcome.DONE
+    missed, count = DayOutcome.outcome == Outcome.MISSED, db.func.count()
+    selects = []
+    for position in range(owners):
+        mine = (
+            DayOutcome.owner_type == db.bindparam(f"kind_{position}"),
+            DayOutcome.owner_id == db.bindparam(f"owner_{position}"),
+        )
+
+        def of(column, *conditions, mine=mine):
+            return db.select(column).where(*mine, *conditions).scalar_subquery()
+
+        last_missed = of(db.func.max(DayOutcome.day), missed, other_days, DayOutcome.day <= today)
+        missed_before = of(db.func.max(DayOutcome.day), missed, DayOutcome.day < day)
+        missed_after = of(db.func.min(DayOutcome.day), missed, DayOutcome.day > day)
+        selects.append(
+            db.select(
+                db.literal(position),
+                of(DayOutcome.outcome, DayOutcome.day == day),
+                of(count, done, other_days),
+                of(db.func.min(DayOutcome.day), done, other_days),
+                of(db.func.max(DayOutcome.day), done, other_days),
+                last_missed,
+                of(count, done, other_days, DayOutcome.day.between(db.func.coalesce(last_missed, date.min), today)),
+                of(count, done, DayOutcome.day > day, DayOutcome.day <= today),
+                of(
+                    count,
+                    done,
+                    other_days,
+                    DayOutcome.day > db.func.coalesce(missed_before, date.min),
+                    DayOutcome.day < db.func.coalesce(missed_after, date.max),
+                ),
+                of(
+                    count,
+                    DayOutcome.outcome.in_(ACTIVE),
+                    other_days,
+                    DayOutcome.day.between(db.bindparam("fortnight", type_=Date), today),
+                ),
+                of(count, done, other_days, DayOutcome.day == today),
+            )
+        )
+    return selects[0] if owners == 1 else db.union_all(*selects)
+
+
+def refresh_around(owner, summary, outcome):
+    """`refresh` for an owner whose outcome on the summary's day becomes `outcome` (None: no row),
+    without reading its outcomes. The best never goes down."""
+    owner.current_streak = summary.current_run(outcome)
+    owner.best_streak = max(owner.best_streak or 0, summary.run_through_day(outcome), owner.current_streak)
+    owner.total_check_ins, owner.first_check_in, owner.last_check_in = summary.check_ins(outcome)
+    return owner
+
+
+def refresh_account_around(user, summary, outcome):
+    refresh_around(user, summary, outcome)
+    user.max_constance = max(user.max_constance or 0, user.best_streak or 0)
+
+
 # The account's constance ------------------------------------------------------------------------
 
 
@@ -245,74 +368,33 @@ class Constance:
         return vars(self).copy()
 
 
-def constance(user, today=None, outcomes=None):
-    """The account's streak as of `today`, fresh from the outcomes: those given (a check has just
-    read them), else the database's counts over them (`_account_counts`), so that a page showing
-    two figures does not load every day of the account's history."""
+def constance(user, today=None):
+    """The account's streak as of `today`, counted by the database (`day_summaries`), so that a
+    page showing two figures does not load every day of the account's history."""
     today = today or today_for(user)
-    if outcomes is None:
-        days, active, counted_today = _account_counts(user, today)
-        longest = 0  # the stored best already holds every run (see below)
-    else:
-        days, longest = current_run(outcomes, today), longest_run(outcomes)
-        active = any(o in ACTIVE for d, o in outcomes if _recent(d, today))
-        counted_today = any(d == today and o == Outcome.DONE for d, o in outcomes)
-    dormant = days > 0 and not active and not _routine_runs(user, today)
-    # `refresh_account` follows every write of the account's outcomes (a check, the day close)
-    # and keeps `best_streak` at least the longest run they hold.
-    best = max(user.max_constance or 0, user.best_streak or 0, longest, days)
+    account = (OwnerType.USER, user.id)
+    summary = day_summaries([account], today, today)[account]
+    return constance_around(user, summary, summary.outcome)
+
+
+def constance_around(user, summary, outcome):
+    """The constance as of the summary's `today`, the summary's day reading `outcome` (a check
+    has just decided it). Its best is the stored one: `refresh_account` and
+    `refresh_account_around` follow every write of the account's outcomes."""
+    days = summary.current_run(outcome)
+    active = summary.active > 0 or (outcome in ACTIVE and _recent(summary.day, summary.today))
+    counted_today = summary.done_today > 0 or (summary.day == summary.today and outcome == Outcome.DONE)
+    dormant = days > 0 and not active and not _routine_runs(user, summary.today)
+    best = max(user.max_constance or 0, user.best_streak or 0, days)
     return Constance(days=days, best=best, dormant=dormant, counted_today=counted_today)
 
 
-ACTIVE = (Outcome.DONE, Outcome.SKIPPED, Outcome.MISSED)  # a day that shows the routine still runs
+def _fortnight(today):
+    return today - timedelta(days=DORMANT_AFTER - 1)
 
 
 def _recent(day, today):
-    return today - timedelta(days=DORMANT_AFTER - 1) <= day <= today
-
-
-def _account_counts(user, today):
-    """(current run, active lately, counted today): what `current_run` and `constance` make of
-    the account's outcomes, counted by the database in one statement. The current run is the
-    DONE days up to `today` since the last MISSED one."""
-
-    def counted(*conditions):
-        return (
-            db.select(db.func.count())
-            .where(
-                DayOutcome.user_id == user.id,
-                DayOutcome.owner_type == OwnerType.USER,
-                DayOutcome.owner_id == user.id,
-                *conditions,
-            )
-            .scalar_subquery()
-        )
-
-    last_missed = (
-        db.select(db.func.max(DayOutcome.day))
-        .where(
-            DayOutcome.user_id == user.id,
-            DayOutcome.owner_type == OwnerType.USER,
-            DayOutcome.owner_id == user.id,
-            DayOutcome.outcome == Outcome.MISSED,
-            DayOutcome.day <= today,
-        )
-        .scalar_subquery()
-    )
-    days, active, counted_today = db.session.execute(
-        db.select(
-            counted(
-                DayOutcome.outcome == Outcome.DONE,
-                DayOutcome.day <= today,
-                DayOutcome.day > db.func.coalesce(last_missed, date.min),
-            ),
-            counted(
-                DayOutcome.outcome.in_(ACTIVE), DayOutcome.day.between(today - timedelta(days=DORMANT_AFTER - 1), today)
-            ),
-            counted(DayOutcome.outcome == Outcome.DONE, DayOutcome.day == today),
-        )
-    ).one()
-    return days, bool(active), bool(counted_today)
+    return _fortnight(today) <= day <= today
 
 
 def _routine_runs(user, today):

@@ -22,6 +22,7 @@ from sqlalchemy.orm import joinedload, selectinload
 from app.events import announce
 from app.extensions import db
 from app.models import (
+    ConstanceMode,
     DayCloseMark,
     DayOutcome,
     EntryCheck,
@@ -376,8 +377,10 @@ class _Change:
 
     The reads: the account row, locked (so concurrent checks of one account run one after the
     other and never pay XP twice) with how far its days are closed; the entry with its routine,
-    that routine's entry ids, the item, its categories and the routine scheduled on the day; the
-    day's check rows; the item's and the account's outcomes.
+    the item, its categories and the routine scheduled on the day (and, in COMPLETE mode on an
+    open day, the scheduled routine's entry ids: one more statement); the day's check rows; the
+    item's and the account's outcomes around the day, counted (`streaks.day_summaries`), never
+    read row by row.
     """
 
     def __init__(self, user, day, today):
@@ -386,7 +389,7 @@ class _Change:
         self.closed = False
         self.day_rows = []
         self.scheduled_entry_ids = set()
-        self.outcomes = {}
+        self.summaries = {}
         self.before = {}
 
     @classmethod
@@ -441,16 +444,17 @@ class _Change:
                 .where(model.id == row.item_id, model.user_id == self.user.id)
                 .options(selectinload(model.categories))
             )
-        if not self.closed:
+        if not self.closed and self.user.constance_mode == ConstanceMode.COMPLETE:
             self.scheduled_entry_ids = _scheduled_entry_ids(self.user, self.day, scheduled_id, entry)
         owners = [(OwnerType.USER, self.user.id)]
         if self.item is not None and not row.one_time:
             owners.append((row.item_type, row.item_id))
-        self.outcomes = streaks.outcomes_of(self.user, owners)
+        self.summaries = streaks.day_summaries(owners, self.day, self.today)
+        account = self.summaries[owners[0]]
         self.before = {  # what a celebration compares against: level and streaks before the change
             "level": self.user.level,
             "item_streak": self.item.current_streak if self.item is not None else 0,
-            "constance": streaks.constance(self.user, self.today, self.outcomes[owners[0]]).days,
+            "constance": account.current_run(account.outcome),
         }
 
     def xp_owners(self):
@@ -467,10 +471,9 @@ class _Change:
         row = self.row
         if self.day < self.today:
             return streaks.late_xp(self.user, row.difficulty, row.importance, self.day, self.today)
-        streak = 0
-        if not row.one_time:
-            before = [pair for pair in self.outcomes.get((row.item_type, row.item_id), []) if pair[0] < self.today]
-            streak = streaks.current_run(before, self.today)
+        # The run entering today: the day's summary leaves today's own row out.
+        summary = self.summaries.get((row.item_type, row.item_id))
+        streak = summary.run if summary is not None and not row.one_time else 0
         return streaks.check_xp(row.difficulty, row.importance, streak)
 
     def set_done_on(self, day):
@@ -490,12 +493,13 @@ class _Change:
                 db.session.delete(row)
         outcomes = {}
         if item is not None and not row.one_time:
-            outcomes[(row.item_type, row.item_id)] = self._item_outcome()
-            streaks.refresh(user, item, row.item_type, today, self._with(row.item_type, row.item_id, outcomes))
+            owner = (row.item_type, row.item_id)
+            outcomes[owner] = self._item_outcome()
+            streaks.refresh_around(item, self.summaries[owner], outcomes[owner])
         outcomes[account] = self._account_outcome()
-        streaks.refresh_account(user, today, self._with(*account, outcomes))
+        streaks.refresh_account_around(user, self.summaries[account], outcomes[account])
         _write_outcomes(user, day, outcomes)
-        constance = streaks.constance(user, today, self.outcomes[account])
+        constance = streaks.constance_around(user, self.summaries[account], outcomes[account])
         late = day < today
         result = CheckResult(
             entry=self._view(late),
@@ -526,22 +530,18 @@ class _Change:
 
     def _account_outcome(self):
         """Written when the day counted; otherwise removed while the day is open, or how the day
-        ended once it is closed."""
+        ended once it is closed. Whether an open day counted needs its untouched entries only in
+        COMPLETE mode (every entry checked or skipped): in ANY mode one check is enough."""
+        if self.closed:
+            return streaks.account_outcome(self.user, self.day, self.day_rows)
         items = list(self.day_rows)
-        if not self.closed:
+        if self.user.constance_mode == ConstanceMode.COMPLETE:
             written = {row.entry_id for row in self.day_rows}
             items += [_UNTOUCHED for entry_id in self.scheduled_entry_ids if entry_id not in written]
+        elif not any(row.checked for row in items):
+            return None
         outcome = streaks.account_outcome(self.user, self.day, items)
-        return None if not self.closed and outcome != Outcome.DONE else outcome
-
-    def _with(self, kind, owner_id, outcomes):
-        """The owner's outcomes (oldest first) with the day's new outcome in place, kept for later."""
-        pairs = [pair for pair in self.outcomes[(kind, owner_id)] if pair[0] != self.day]
-        if outcomes[(kind, owner_id)] is not None:
-            pairs.append((self.day, outcomes[(kind, owner_id)]))
-            pairs.sort(key=lambda pair: pair[0])
-        self.outcomes[(kind, owner_id)] = pairs
-        return pairs
+        return outcome if outcome == Outcome.DONE else None
 
     def _view(self, late):
         if self.entry is not None and not late:
@@ -577,7 +577,7 @@ def _entry_and_scheduled(user, entry_uuid, day):
             .join(Routine, Routine.id == RoutineEntry.routine_id)
             .where(RoutineEntry.id == entry_uuid, Routine.user_id == user.id)
             .options(
-                joinedload(RoutineEntry.routine).joinedload(Routine.entries),
+                joinedload(RoutineEntry.routine),
                 joinedload(RoutineEntry.section),
                 joinedload(RoutineEntry.habit).joinedload(Habit.categories),
                 joinedload(RoutineEntry.task).joinedload(Task.categories),

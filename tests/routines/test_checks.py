@@ -3,9 +3,10 @@
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import event
 
 from app.extensions import db
-from app.models import DayOutcome, EntryCheck, Outcome, OwnerType, XpDay
+from app.models import ConstanceMode, DayOutcome, EntryCheck, Outcome, OwnerType, XpDay
 from app.services import routines, today
 from app.services.errors import Invalid, NotFound
 from tests.routines.conftest import NOW, TODAY, entry_of, make_category, make_habit, make_task, morning
@@ -227,3 +228,33 @@ def test_the_data_export_carries_the_check_rows(user):
     today.check(user, entry_of(routine).id, now=NOW)
     (row,) = configuration.export(user)["entry_checks"]
     assert row["item_name"] == "Read" and row["checked"] and row["xp"] == 10 and row["day"] == TODAY.isoformat()
+
+
+def statements_of(action):
+    seen = []
+
+    def count(_conn, _cursor, statement, *_rest):
+        seen.append(statement)
+
+    event.listen(db.engine, "before_cursor_execute", count)
+    try:
+        action()
+    finally:
+        event.remove(db.engine, "before_cursor_execute", count)
+    return seen
+
+
+def test_a_check_reads_the_routine_s_entries_only_in_complete_mode(user):
+    """In ANY mode one check makes an open day count, so a check does not read which entries the
+    day's routine holds; in COMPLETE mode its untouched entries decide, read in one statement
+    more (the day, not complete yet, then has no outcome for the account)."""
+    routine = morning(user, *(make_habit(user, f"Habit {i}") for i in range(4)))
+    first, second = (str(entry_of(routine, i).id) for i in range(2))
+    db.session.commit()
+    any_mode = statements_of(lambda: today.check(user, first, now=NOW))
+    user.constance_mode = ConstanceMode.COMPLETE
+    db.session.commit()
+    complete = statements_of(lambda: today.check(user, second, now=NOW))
+    reads = [[statement for statement in found if statement.startswith("SELECT")] for found in (any_mode, complete)]
+    assert len(reads[1]) == len(reads[0]) + 1
+    assert not today.check(user, second, now=NOW).user["constance_today"]

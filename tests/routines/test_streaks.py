@@ -2,6 +2,7 @@
 
 import random
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 
@@ -154,28 +155,61 @@ def test_history_refuses_an_unknown_owner_type_and_a_reversed_range(user):
         streaks.history(user, "USER", start=TODAY, end=TODAY - timedelta(days=2))
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_the_pages_counted_constance_matches_the_walk_over_every_outcome(user, other, seed):
-    """The dashboard's constance is counted by the database; a check's walks the outcomes it has
-    read. Any history — runs, misses, skips, gaps, a row after today, another user's rows —
-    gives both the same figures (after `refresh_account`, as every write of outcomes does)."""
+FIGURES = ("current_streak", "best_streak", "total_check_ins", "first_check_in", "last_check_in")
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_the_figures_counted_around_a_day_match_the_walk_over_every_outcome(user, other, seed):
+    """A check counts an owner's outcomes around the day it changes (`day_summaries`); the day
+    close walks every one of them (`refresh`). Any history — runs, misses, skips, gaps, a row after
+    today, another user's rows — and any new outcome (or none) on any day give both the same
+    figures and the same constance, the stored best being what the earlier writes left."""
     dice = random.Random(seed)
     kinds = [Outcome.DONE] * 5 + [Outcome.MISSED, Outcome.SKIPPED, Outcome.NOT_SCHEDULED, None]
     first = TODAY - timedelta(days=dice.choice([3, 20, 90]))
-    for owner in (user, other):
+    habit = make_habit(user)
+    owners = [(OwnerType.USER, user.id), (OwnerType.HABIT, habit.id)]
+    rows = {owner: {} for owner in owners}
+    for kind, owner_id, owned_by in [(*owner, user) for owner in owners] + [(OwnerType.USER, other.id, other)]:
         for offset in range((TODAY - first).days + 2):  # through tomorrow
             outcome = dice.choice(kinds)
             if outcome is not None:
                 day = first + timedelta(days=offset)
+                rows.get((kind, owner_id), {})[day] = outcome
                 db.session.add(
-                    DayOutcome(user_id=owner.id, owner_type=OwnerType.USER, owner_id=owner.id, day=day, outcome=outcome)
+                    DayOutcome(user_id=owned_by.id, owner_type=kind, owner_id=owner_id, day=day, outcome=outcome)
                 )
     db.session.flush()
-    walked = streaks.outcomes_of(user, [(OwnerType.USER, user.id)])[(OwnerType.USER, user.id)]
-    streaks.refresh_account(user, TODAY, walked)
+    streaks.refresh(user, habit, OwnerType.HABIT, TODAY)
+    streaks.refresh_account(user, TODAY)
     db.session.commit()
-    for day in (TODAY, TODAY - timedelta(days=1), TODAY + timedelta(days=1)):
-        assert streaks.constance(user, day) == streaks.constance(user, day, walked)
+
+    day = first + timedelta(days=dice.randrange((TODAY - first).days + 2))
+    new = {owner: dice.choice(kinds) for owner in owners}
+    summaries = streaks.day_summaries(owners, day, TODAY)
+    for owner in owners:
+        assert summaries[owner].outcome == rows[owner].get(day)
+        stored = {"best_streak": habit.best_streak if owner[0] == OwnerType.HABIT else user.best_streak}
+        counted = streaks.refresh_around(SimpleNamespace(**stored), summaries[owner], new[owner])
+        rows[owner][day] = new[owner]
+        walked_outcomes = sorted((d, o) for d, o in rows[owner].items() if o is not None)
+        walked = streaks.refresh(user, SimpleNamespace(**stored), owner[0], TODAY, walked_outcomes)
+        assert [getattr(counted, name) for name in FIGURES] == [getattr(walked, name) for name in FIGURES]
+
+    account = (OwnerType.USER, user.id)
+    streaks.refresh_account_around(user, summaries[account], new[account])
+    figures = streaks.constance_around(user, summaries[account], new[account])
+    walked_outcomes = sorted((d, o) for d, o in rows[account].items() if o is not None)
+    days_now = streaks.current_run(walked_outcomes, TODAY)
+    active = any(o in streaks.ACTIVE and TODAY - timedelta(days=13) <= d <= TODAY for d, o in walked_outcomes)
+    assert figures.days == days_now
+    assert figures.counted_today == (rows[account].get(TODAY) == Outcome.DONE)
+    assert figures.dormant == (days_now > 0 and not active)  # no routine: nothing scheduled either
+    assert figures.best == max(user.max_constance, longest_run_with_the_stored(user, walked_outcomes), days_now)
+
+
+def longest_run_with_the_stored(user, outcomes):
+    return max(user.best_streak, streaks.longest_run(outcomes))
 
 
 def test_the_counted_constance_of_an_account_without_outcomes_is_zero(user):
