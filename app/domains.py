@@ -328,11 +328,15 @@ DOMAINS = (
         "profile",
         Area(_l("Configuration"), "settings", "configuration.index", in_bottom_bar=False, slug="configuration"),
         blueprint="configuration",
-        services=("configuration", "accounts"),
+        services=("configuration", "accounts", "admin"),
         tools=("profile", "memory"),
-        models={"user": ("users", "user_sessions")},
+        models={"user": ("users", "user_sessions"), "audit": ("admin_audit",)},
         export={"profile": ("users",)},
-        not_exported={"user_sessions": "sign-ins are keys to the account, not the user's data"},
+        not_exported={
+            "user_sessions": "sign-ins are keys to the account, not the user's data",
+            "admin_audit": "an admin's record of the admin pages they opened and what they changed, "
+            "read at /admin/audit; it holds no one's content",
+        },
         errors={
             "EMAIL_INVALID": _l("Enter a valid email address."),
             "EMAIL_TAKEN": _l("An account with this email already exists. Try signing in."),
@@ -427,7 +431,9 @@ DOMAINS = (
 
 INFRASTRUCTURE_BLUEPRINTS = {
     "auth": "sign-up, sign-in, sign-out and the password reset: before there is a user to show areas to",
-    "admin": "the admin area (feedback inbox, LLM chain, metrics), linked from the More sheet for admins",
+    "admin": "the admin area (feedback inbox, LLM chain, users, audit log, metrics), linked from the More sheet "
+    "for admins",
+    "privacy": "the privacy page, read before there is an account as much as after",
     "system": "the health check for the process manager",
 }
 """Blueprints that belong to no domain, and why."""
