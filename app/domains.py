@@ -471,18 +471,21 @@ DOMAINS = (
         "profile",
         Area(_l("Configuration"), "settings", "configuration.index", in_bottom_bar=False, slug="configuration"),
         blueprint="configuration",
-        services=("configuration", "accounts", "onboarding"),
+        services=("configuration", "accounts", "onboarding", "admin"),
         tools=("profile", "memory"),
         models={
             "user": ("users", "user_sessions"),
             "onboarding": ("onboarding_runs",),
             "briefing": ("daily_briefings",),
+            "audit": ("admin_audit",),
         },
         export={"profile": ("users",)},
         not_exported={
             "user_sessions": "sign-ins are keys to the account, not the user's data",
             "onboarding_runs": "the wizard's working state; what it created is exported with its own domain",
             "daily_briefings": "recomputed from the exported outcomes, mood levels and goals on the day it is opened",
+            "admin_audit": "an admin's record of the admin pages they opened and what they changed, "
+            "read at /admin/audit; it holds no one's content",
         },
         errors={
             "EMAIL_INVALID": _l("Enter a valid email address."),
@@ -587,7 +590,9 @@ DOMAINS = (
 
 INFRASTRUCTURE_BLUEPRINTS = {
     "auth": "sign-up, sign-in, sign-out and the password reset: before there is a user to show areas to",
-    "admin": "the admin area (feedback inbox, LLM chain, metrics), linked from the More sheet for admins",
+    "admin": "the admin area (feedback inbox, LLM chain, users, audit log, metrics), linked from the More sheet "
+    "for admins",
+    "privacy": "the privacy page, read before there is an account as much as after",
     "system": "the health check for the process manager",
     "onboarding": "the first-run setup assistant: it writes through the categories, habits, tasks, routines and "
     "goals services and owns no page area of its own",

@@ -1,4 +1,8 @@
-"""The admin area: reachable only by accounts granted with `flask users make-admin`."""
+"""The admin area: reachable only by accounts granted with `flask users make-admin`.
+
+Every admin page, fragment and action is written to the audit log (app/services/admin.py)
+before it runs, so an attempt that is then refused is on record too.
+"""
 
 from functools import wraps
 
@@ -7,6 +11,7 @@ from flask_login import login_required
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from app.llm import current_chain
+from app.services import admin as accounts_admin
 from app.services import feedback
 from app.web.acting import acting_user
 from app.web.rendering import render_page, trigger
@@ -15,22 +20,50 @@ bp = Blueprint("admin", __name__, url_prefix="/admin")
 
 
 def admin_required(view):
-    """Signed-out visitors go to the login page; signed-in non-admins get 403."""
+    """Signed-out visitors go to the login page; signed-in non-admins get 403 (and no entry in
+    the audit log: they saw nothing). An admin's request is recorded, then served."""
 
     @wraps(view)
     @login_required
     def guarded(*args, **kwargs):
-        if not acting_user().is_admin:
+        admin = acting_user()
+        if not admin.is_admin:
             abort(403)
+        changing = request.method not in ("GET", "HEAD")
+        detail = ", ".join(f"{key}={value}" for key, value in sorted(request.form.items()) if key != "csrf_token")
+        accounts_admin.record(admin, request.endpoint, request.full_path.rstrip("?"), change=changing, detail=detail)
         return view(*args, **kwargs)
 
     return guarded
+
+
+def _page_number():
+    """The ?page= of a paged list; anything but a positive whole number is the first page."""
+    raw = request.args.get("page", "1")
+    return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 1
 
 
 @bp.get("/")
 @admin_required
 def index():
     return render_page("admin/index.html")
+
+
+@bp.get("/users")
+@admin_required
+def users():
+    """Every account: counts, sign-up and last-activity dates, the admin flag. No content."""
+    page = _page_number()
+    return render_page("admin/users.html", page=page, **accounts_admin.users_overview(acting_user(), page))
+
+
+@bp.get("/audit")
+@admin_required
+def audit():
+    """What every admin viewed and changed in the admin area, the latest first."""
+    page = _page_number()
+    lines, more = accounts_admin.audit_log(acting_user(), page)
+    return render_page("admin/audit.html", lines=lines, more=more, page=page)
 
 
 @bp.get("/llm")

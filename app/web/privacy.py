@@ -1,0 +1,127 @@
+"""The privacy page: what leaves Beyou, to whom, on what legal basis, and how to take it back.
+
+Every statement is read from the running configuration: the chain's line-up and blocklist
+(app/llm/settings.py, as the chain was built at boot), the export sections and the tables left
+out of them (app/domains.py), the outbound calls outside the chain (the notebook's embeddings
+and source search, from their settings). Nothing here is a hand-kept copy of those lists; the
+one table kept here is the data-protection facts of each provider the catalogue knows, and
+tests/privacy/test_statements.py fails when a provider is added to the catalogue without them.
+"""
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from flask import Blueprint, current_app
+from flask_babel import lazy_gettext as _l
+
+from app import domains
+from app.llm import current_chain
+from app.llm.settings import CATALOGUE, PRODUCTION_BLOCKED
+from app.web.rendering import render_page
+
+bp = Blueprint("privacy", __name__)
+
+EEA = _l("Within the EEA: no transfer outside it")
+DPF = _l("EU-US Data Privacy Framework")
+NO_ADEQUACY = _l("None: no adequacy decision covers China")
+UNITED_STATES = _l("United States")
+CHINA = _l("China")
+
+
+@dataclass(frozen=True)
+class Protection:
+    """Where a provider is established and the legal basis for sending it a turn (the
+    controller is established in Portugal, so a provider outside the EEA is a transfer)."""
+
+    provider: object
+    established: object
+    basis: object
+    allowed_in_production: bool
+
+
+PROTECTION = {
+    "mistral": Protection("Mistral AI", _l("France"), EEA, True),
+    "gemini": Protection("Google Gemini", UNITED_STATES, DPF, True),
+    "nvidia": Protection("NVIDIA", UNITED_STATES, DPF, True),
+    "glm": Protection("Z.ai (GLM)", CHINA, NO_ADEQUACY, False),
+    "deepseek": Protection("DeepSeek", CHINA, NO_ADEQUACY, False),
+    "local": Protection(
+        _l("A model server run by this site's operator"),
+        _l("Wherever the operator runs it"),
+        _l("No third party: the operator's own server"),
+        True,
+    ),
+}
+"""Each catalogue link's data-protection facts (the design's data-protection table)."""
+
+
+@dataclass(frozen=True)
+class OutsideTheChain:
+    """An outbound call that does not go through the chain, so the blocklist does not govern it."""
+
+    label: object
+    setting: str  # the app.config key naming where it goes
+    default_host: object  # what the privacy policy names for it
+
+
+OUTSIDE_THE_CHAIN = (
+    OutsideTheChain(_l("The study notebook's embeddings"), "NOTEBOOK_EMBEDDING_BASE_URL", "Mistral AI"),
+    OutsideTheChain(_l("The study notebook's source search"), "NOTEBOOK_SOURCE_SEARCH_URL", _l("Tavily or Gemini")),
+)
+
+
+@dataclass(frozen=True)
+class ProviderLine:
+    name: str
+    protection: Protection
+    state: str  # "chain", "blocked", "skipped" or "unused"
+    position: int | None = None  # 1-based place in the chain
+    model: str | None = None
+    pinned: bool = False  # blocked by committed code in production, not only by the environment
+
+
+def providers(chain):
+    """Every provider the catalogue knows, those in the chain first and in its order."""
+    settings = chain.settings
+    in_chain = [link.name for link in settings.links]
+    lines = [
+        ProviderLine(link.name, PROTECTION[link.name], "chain", position, link.model)
+        for position, link in enumerate(settings.links, start=1)
+    ]
+    production = settings.environment == "production"
+    for name in CATALOGUE:
+        if name in in_chain:
+            continue
+        if name in settings.blocked:
+            state = "blocked"
+        elif name in settings.skipped:
+            state = "skipped"
+        else:
+            state = "unused"
+        lines.append(ProviderLine(name, PROTECTION[name], state, pinned=production and name in PRODUCTION_BLOCKED))
+    return lines
+
+
+def outbound_elsewhere(config):
+    """The calls outside the chain, each with the host it reaches here (None: not configured)."""
+    return [(call, urlsplit(config[call.setting]).hostname if config.get(call.setting) else None)
+            for call in OUTSIDE_THE_CHAIN]  # fmt: skip
+
+
+def export_sections():
+    """The sections of the downloaded file, in its order, as the domains declare them."""
+    return [section for domain in domains.DOMAINS for section in domain.export]
+
+
+@bp.get("/privacy")
+def index():
+    """Readable signed in or out: sign-up links here before there is an account."""
+    chain = current_chain()
+    return render_page(
+        "privacy/page.html",
+        providers=providers(chain),
+        chain=chain,
+        production=chain.settings.environment == "production",
+        elsewhere=outbound_elsewhere(current_app.config),
+        sections=export_sections(),
+    )

@@ -1,0 +1,106 @@
+"""/privacy says what the running configuration does: the chain in its order, each provider's
+establishment and legal basis, what is blocked and why, the calls outside the chain, the export's
+sections and the way to delete. Readable signed out (sign-up links to it) and signed in, in both
+languages, and linked from sign-up, the shell and the assistant panel."""
+
+import re
+
+from app import domains
+from app.llm import build_chain
+from app.llm.settings import CATALOGUE, PRODUCTION_BLOCKED, ChainSettings
+from app.web import privacy
+from tests.conftest import make_user, sign_in, standalone_app
+
+LINE_UP = {
+    "BEYOU_LLM_ORDER": "gemini,mistral,deepseek,nvidia",
+    "BEYOU_LLM_BLOCKED": "deepseek",
+    "BEYOU_LLM_GEMINI_API_KEY": "key",
+    "BEYOU_LLM_GEMINI_BASE_URL": "http://127.0.0.1:9",
+    "BEYOU_LLM_MISTRAL_API_KEY": "key",
+    "BEYOU_LLM_MISTRAL_BASE_URL": "http://127.0.0.1:9/v1",
+}
+
+
+def states(page):
+    """(provider, state) in the order the page lists them."""
+    return re.findall(r'data-provider="(\w+)" data-state="(\w+)"', page)
+
+
+def test_every_provider_of_the_catalogue_has_its_establishment_and_legal_basis():
+    assert set(privacy.PROTECTION) == set(CATALOGUE)
+    # The pinned production blocklist is exactly the providers no legal basis allows.
+    assert {name for name, facts in privacy.PROTECTION.items() if not facts.allowed_in_production} == set(
+        PRODUCTION_BLOCKED
+    )
+
+
+def test_the_page_states_the_running_chain_in_its_order_and_what_is_blocked():
+    app = standalone_app(LLM_ENV=LINE_UP)
+    page = app.test_client().get("/privacy").get_data(as_text=True)
+    assert states(page)[:2] == [("gemini", "chain"), ("mistral", "chain")]
+    assert dict(states(page)) == {
+        "gemini": "chain",
+        "mistral": "chain",
+        "deepseek": "blocked",
+        "nvidia": "skipped",
+        "glm": "unused",
+        "local": "unused",
+    }
+    assert "United States" in page and "EU-US Data Privacy Framework" in page and "France" in page
+    assert "Blocked by this server's settings: it never receives a byte." in page
+
+
+def test_production_says_the_blocklist_is_pinned_in_code():
+    settings = ChainSettings.from_env(
+        {"BEYOU_ENV": "production", "MISTRAL_API_KEY": "k", "GEMINI_API_KEY": "k", "BEYOU_LLM_BLOCKED": ""}
+    )
+    lines = {line.name: line for line in privacy.providers(build_chain(settings))}
+    assert [name for name, line in lines.items() if line.state == "chain"] == ["mistral", "gemini"]
+    assert {name for name, line in lines.items() if line.pinned} == set(PRODUCTION_BLOCKED)
+    assert all(lines[name].state == "blocked" for name in PRODUCTION_BLOCKED)
+
+
+def test_without_a_chain_the_page_says_nothing_is_sent(client):
+    page = client.get("/privacy").get_data(as_text=True)
+    assert "No AI provider is configured on this server" in page
+    assert all(state != "chain" for _name, state in states(page))
+
+
+def test_calls_outside_the_chain_say_whether_they_are_configured(client):
+    page = client.get("/privacy").get_data(as_text=True)
+    for call in privacy.OUTSIDE_THE_CHAIN:
+        assert re.search(rf'data-outbound="{call.setting}">.*?not configured on this server', page, re.S)
+    configured = standalone_app(NOTEBOOK_EMBEDDING_BASE_URL="https://api.mistral.ai/v1")
+    page = configured.test_client().get("/privacy").get_data(as_text=True)
+    assert "sent to api.mistral.ai." in page
+
+
+def test_the_export_sections_named_are_the_declared_ones(client):
+    page = client.get("/privacy").get_data(as_text=True)
+    declared = [section for domain in domains.DOMAINS for section in domain.export]
+    shown = re.findall(r"<code>(\w+)</code>", page.split('data-testid="privacy-yours"', 1)[1])
+    assert shown == declared
+
+
+def test_signed_out_it_is_a_public_page_and_signed_in_it_offers_export_and_deletion(app, signed_in):
+    signed_out = app.test_client().get("/privacy")
+    assert signed_out.status_code == 200
+    assert 'class="public-page"' in signed_out.get_data(as_text=True)
+    assert "/configuration/export" not in signed_out.get_data(as_text=True)
+    page = signed_in.get("/privacy").get_data(as_text=True)
+    assert 'class="app-shell"' in page
+    assert 'href="/configuration/export"' in page and 'href="/configuration#config-danger"' in page
+
+
+def test_the_page_reads_in_portuguese(app):
+    make_user(app, email="rita@example.com", name="Rita", language="pt")
+    reader = app.test_client()
+    sign_in(reader, email="rita@example.com")
+    page = reader.get("/privacy").get_data(as_text=True)
+    assert "Privacidade" in page and "O que uma mensagem ao assistente leva" in page
+
+
+def test_sign_up_the_shell_and_the_assistant_panel_link_to_it(app, signed_in):
+    assert 'href="/privacy"' in app.test_client().get("/register").get_data(as_text=True)
+    assert 'href="/privacy"' in signed_in.get("/dashboard").get_data(as_text=True)
+    assert 'href="/privacy"' in signed_in.get("/ai/agent/panel").get_data(as_text=True)
