@@ -17,6 +17,7 @@ from app.models import (
     GoalStatus,
     Habit,
     MicroTask,
+    PageBlock,
     PinnedStep,
     QuickNote,
     Routine,
@@ -26,7 +27,7 @@ from app.models import (
 )
 from app.models.agent import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
 from app.models.mood import MoodEntry
-from app.services import assistant, categories, focus, goals, habits, ideas, routines, schedules, tasks
+from app.services import assistant, categories, focus, goals, habits, ideas, notebook, routines, schedules, tasks
 from tests.conftest import make_user
 
 
@@ -58,6 +59,7 @@ def a_life(user):
         "section": mornings.sections[0], "run_entry": mornings.sections[0].entries[0], "evenings": evenings,
         "warm_up": warm_up, "cool_down": cool_down, "chat": assistant.create_chat(user),
         "ukulele": ideas.create(user, "Learn the ukulele", "BLUE"),
+        "cells": notebook.create_page(user, notebook.create_topic(user, "Biology").id, "Cells"),
     }  # fmt: skip
 
 
@@ -347,6 +349,26 @@ CASES = {
         lambda result, life, user: (
             result["items"] == [{"id": ids(life, "ukulele"), "text": "Learn the ukulele", "colour": "blue"}]
         ),
+    ),
+    # the study notebook's pages
+    "listStudyTopics": (
+        lambda life: {},
+        lambda result, life, user: (
+            [(topic["name"], [page["title"] for page in topic["pages"]]) for topic in result["items"]]
+            == [("Biology", ["Cells"])]
+        ),
+    ),
+    "addStudyNotes": (
+        lambda life: {"page": "Cells", "text": "The unit of life."},
+        lambda result, life, user: [(b.kind, b.text) for b in rows(PageBlock)] == [("note", "The unit of life.")],
+    ),
+    "addStudyDiagram": (
+        lambda life: {"page": ids(life, "cells"), "source": "flowchart TD\n  A --> B"},
+        lambda result, life, user: [(b.kind, b.page_id) for b in rows(PageBlock)] == [("diagram", life["cells"].id)],
+    ),
+    "showDiagram": (
+        lambda life: {"source": "mindmap\n  root((Cells))"},
+        lambda result, life, user: result["diagram"] == "mindmap\n  root((Cells))" and rows(PageBlock) == [],
     ),
     "submitUserFeedback": (
         lambda life: {"kind": "FEATURE_REQUEST", "text": "A dark theme for the calendar, please."},
