@@ -133,8 +133,7 @@ def create_page(topic_id):
     except DomainError as error:
         if is_htmx():
             return form_refused("notebook/_new_page.html", error, topic=topic, tree=notebook.page_tree)
-        flash(error.message, "error")
-        return redirect(url_for("notebook.index"))
+        return form_refused("notebook/page.html", error, refused_topic=topic.id, **_index_context())
     if is_htmx():
         return render_template(
             "notebook/_new_page.html", topic=topic, tree=notebook.page_tree, form=MultiDict(), fields={}, error=None

@@ -17,6 +17,7 @@ from app.models import (
     GoalStatus,
     Habit,
     MicroTask,
+    PageBlock,
     PinnedStep,
     QuickNote,
     Routine,
@@ -26,7 +27,6 @@ from app.models import (
 )
 from app.models.agent import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
 from app.models.mood import MoodEntry
-from app.models.notebook import PageBlock
 from app.models.study_board import StudyConnection, StudyNode
 from app.services import (
     assistant,
@@ -406,6 +406,26 @@ CASES = {
             result["items"] == [{"id": ids(life, "ukulele"), "text": "Learn the ukulele", "colour": "blue"}]
         ),
     ),
+    # the study notebook's pages
+    "listStudyTopics": (
+        lambda life: {},
+        lambda result, life, user: (
+            [(topic["name"], [page["title"] for page in topic["pages"]]) for topic in result["items"]]
+            == [("Biology", ["Cells"])]
+        ),
+    ),
+    "addStudyNotes": (
+        lambda life: {"page": "Cells", "text": "The unit of life."},
+        lambda result, life, user: [(b.kind, b.text) for b in rows(PageBlock)] == [("note", "The unit of life.")],
+    ),
+    "addStudyDiagram": (
+        lambda life: {"page": ids(life, "cells"), "source": "flowchart TD\n  A --> B"},
+        lambda result, life, user: [(b.kind, b.page_id) for b in rows(PageBlock)] == [("diagram", life["cells"].id)],
+    ),
+    "showDiagram": (
+        lambda life: {"source": "mindmap\n  root((Cells))"},
+        lambda result, life, user: result["diagram"] == "mindmap\n  root((Cells))" and rows(PageBlock) == [],
+    ),
     "submitUserFeedback": (
         lambda life: {"kind": "FEATURE_REQUEST", "text": "A dark theme for the calendar, please."},
         lambda result, life, user: (
@@ -456,30 +476,6 @@ CASES = {
     "reorderStudyBoard": (
         lambda life: {"page": "Cells", "nodes": ["Organ", "Cell", "Tissue"]},
         lambda result, life, user: [node["title"] for node in result["nodes"]] == ["Organ", "Cell", "Tissue"],
-    ),
-    "listStudyTopics": (
-        lambda life: {},
-        lambda result, life, user: (
-            [(topic["name"], [page["title"] for page in topic["pages"]]) for topic in result["items"]]
-            == [("Biology", ["Cells"])]
-        ),
-    ),
-    "addStudyNotes": (
-        lambda life: {"page": "Cells", "text": "The **nucleus** holds the DNA."},
-        lambda result, life, user: (
-            [(block.kind, block.text) for block in rows(PageBlock)] == [("note", "The **nucleus** holds the DNA.")]
-            and result["id"] == str(rows(PageBlock)[0].id)
-        ),
-    ),
-    "addStudyDiagram": (
-        lambda life: {"page": ids(life, "cells"), "source": "flowchart TD\n  Cell --> Tissue"},
-        lambda result, life, user: (
-            [(block.kind, block.text) for block in rows(PageBlock)] == [("diagram", "flowchart TD\n  Cell --> Tissue")]
-        ),
-    ),
-    "showDiagram": (
-        lambda life: {"source": "flowchart TD\n  Cell --> Tissue"},
-        lambda result, life, user: result["shown"] is True and rows(PageBlock) == [],
     ),
     "getStudyPlanForToday": (
         lambda life: {},

@@ -86,6 +86,11 @@ def test_an_empty_page_title_is_refused_in_place(app, signed_in, user_id):
         topic_id = notebook.topics(user)[0].id
     response = signed_in.post(f"/notebook/topics/{topic_id}/pages", data={"title": "  "}, headers=hx(signed_in))
     assert response.status_code == 422 and "Give the page a title." in response.get_data(as_text=True)
+    typed = "Cells " * 40
+    url = f"/notebook/topics/{topic_id}/pages"
+    plain_refusal = signed_in.post(url, data={"title": typed}, headers=plain(signed_in))
+    body = plain_refusal.get_data(as_text=True)
+    assert plain_refusal.status_code == 422 and "Use at most 200 characters" in body and typed in body
 
 
 def test_renaming_a_topic_through_its_dialog(app, signed_in, user_id):
