@@ -177,11 +177,13 @@ class RedisChannel:
             self.hub.deliver(message)
 
     def listen(self):
-        """Follow the channel from this process (once; started by the first socket here)."""
+        """Follow the channel from this process (once; started by the first socket here, which
+        waits a moment for the subscription so that it hears the very next write)."""
         with self._starting:
             if self._listener is None:
                 self._listener = threading.Thread(target=self._follow, name="live-listener", daemon=True)
                 self._listener.start()
+        self.listening.wait(timeout=2)
 
     def _follow(self):
         failures = 0
