@@ -64,7 +64,8 @@ def announce(user, *domains):
     collected = _announced.get()
     if collected is not None:
         collected.update(domains)
-        collected.by_user[user.id].update(domains)
+        if user is not None:  # a write without a user (a test's scope) has no pages to tell
+            collected.by_user[user.id].update(domains)
 
 
 def signed_out(user_id, sign_in="*"):

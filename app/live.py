@@ -27,7 +27,7 @@ import threading
 import time
 from collections import defaultdict
 
-from flask import Blueprint, abort, current_app, request
+from flask import Blueprint, abort, current_app, has_app_context, request
 from simple_websocket import ConnectionClosed
 
 from app.extensions import db, sock
@@ -221,8 +221,33 @@ def channel_for(redis_url):
     return RedisChannel(redis_url) if redis_url else MemoryChannel()
 
 
+class GreenletReader:
+    """simple_websocket's reader "thread" as a bare greenlet, under gevent (the Procfile's
+    server). A patched threading.Thread per socket carries its own locks, event and registry
+    entry; thousands of idle sockets do not need them."""
+
+    def __init__(self, target):
+        self.target = target
+        self.name = "live-reader"
+
+    def start(self):
+        import gevent
+
+        gevent.spawn_raw(self.target)
+
+
+def _under_gevent():
+    try:
+        from gevent import monkey
+    except ImportError:
+        return False
+    return monkey.is_module_patched("threading")
+
+
 def init_app(app):
     app.extensions["live"] = channel_for(app.config.get("REDIS_URL"))
+    if _under_gevent():
+        app.config.setdefault("SOCK_SERVER_OPTIONS", {"thread_class": GreenletReader})
     app.register_blueprint(bp)
 
     @app.context_processor
@@ -236,6 +261,8 @@ def init_app(app):
 
 def publish(message):
     """Publish one message for a user's pages; never raises (a write is never failed by it)."""
+    if not has_app_context():
+        return  # no app, no pages: a script or a test outside the app
     try:
         channel = current_app.extensions.get("live")
         if channel is not None:

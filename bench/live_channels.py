@@ -131,20 +131,32 @@ async def announcement_round(redis_url, people, channels_of):
 
 async def write_round(port, people, channels_of, number):
     """Every user writes once (`POST /ideas`); the delay of each of their channels, from just
-    before the POST was sent to the message's arrival."""
-    listening, sent = [], {}
+    before the POST was sent to the message's arrival. A refused write counts its channels as
+    missed."""
+    delays, missed = [], 0
     gate = asyncio.Semaphore(WRITES_AT_ONCE)
-    for cookie, _token, user_id in people:
-        for socket in channels_of[cookie]:
-            listening.append((user_id, asyncio.create_task(hear(socket))))
 
-    async def one(cookie, token, user_id):
+    async def one(cookie, token, _user_id):
+        nonlocal missed
         async with gate:
-            sent[user_id] = time.monotonic()
-            await write(port, cookie, token, f"round-{number}")
+            listening = [asyncio.create_task(hear(socket)) for socket in channels_of[cookie]]
+            sent = time.monotonic()
+            try:
+                await write(port, cookie, token, f"round-{number}")
+            except (OSError, RuntimeError):
+                for task in listening:
+                    task.cancel()
+                missed += len(listening)
+                return
+        for task in listening:
+            arrived, message = await task
+            if arrived is None or '"ideas"' not in message:
+                missed += 1
+            else:
+                delays.append(arrived - sent)
 
     await asyncio.gather(*(one(*person) for person in people if channels_of[person[0]]))
-    return await arrivals(listening, sent)
+    return delays, missed
 
 
 async def arrivals(listening, started):
