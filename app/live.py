@@ -15,6 +15,9 @@ names it — "tab:<id>", the per-page id live.js sends with every htmx request, 
 A sign-out publishes `{"close": <sign-in>}` ("*" for every sign-in of the user): the sockets of
 that sign-in close, on every worker, with code 4401 and the page reloads onto the sign-in form.
 
+Every HEARTBEAT_SECONDS each open page gets "{}": a proxy keeps the idle socket open, and a
+page whose peer vanished fails the send and leaves.
+
 In one process the fan-out is in memory. With BEYOU_REDIS_URL every message goes through one
 Redis pub/sub channel that each worker process follows with one listener, which delivers to the
 sockets open in that process. Publishing never fails a write: a lost message costs a refresh.
@@ -102,6 +105,10 @@ class Hub:
         with self._lock:
             return list(self._pages.get(user_id, ()))
 
+    def all_pages(self):
+        with self._lock:
+            return [page for pages in self._pages.values() for page in pages]
+
     def count(self):
         with self._lock:
             return sum(len(pages) for pages in self._pages.values())
@@ -138,17 +145,49 @@ def _quietly(action, *args):
 # Publishing: in memory, or through Redis ------------------------------------------------
 
 
+HEARTBEAT_SECONDS = 25  # under the idle timeouts of the usual proxies (Heroku's router: 55 s)
+HEARTBEAT = "{}"  # a message without domains: live.js ignores it
+
+
+def _beat(hub):
+    """Say something to every open page now and then: a proxy in front keeps an idle socket
+    open, and a page whose peer vanished (a laptop closed mid-connection) fails a send and
+    leaves the channel instead of being held for ever."""
+    while True:
+        time.sleep(HEARTBEAT_SECONDS)
+        for page in hub.all_pages():
+            if not _quietly(page.send, HEARTBEAT):
+                hub.leave(page)
+
+
 class MemoryChannel:
     """One process: a message goes straight to this process's pages."""
 
     def __init__(self):
         self.hub = Hub()
+        self._heart = _Once(_beat, self.hub, name="live-heartbeat")
 
     def publish(self, message):
         self.hub.deliver(message)
 
     def listen(self):
-        """Nothing to follow: publishing delivers."""
+        """Nothing to follow: publishing delivers. The first socket starts the heartbeat."""
+        self._heart.start()
+
+
+class _Once:
+    """A daemon thread (a greenlet under gevent) started at most once, when first needed."""
+
+    def __init__(self, target, *args, name):
+        self._thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        self._lock = threading.Lock()
+        self._started = False
+
+    def start(self):
+        with self._lock:
+            if not self._started:
+                self._started = True
+                self._thread.start()
 
 
 class RedisChannel:
@@ -164,8 +203,8 @@ class RedisChannel:
         self.name = name
         # A short timeout: publishing happens after a user's write, which must not hang on Redis.
         self._redis = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
-        self._listener = None
-        self._starting = threading.Lock()
+        self._listener = _Once(self._follow, name="live-listener")
+        self._heart = _Once(_beat, self.hub, name="live-heartbeat")
         self.listening = threading.Event()
 
     def publish(self, message):
@@ -179,10 +218,8 @@ class RedisChannel:
     def listen(self):
         """Follow the channel from this process (once; started by the first socket here, which
         waits a moment for the subscription so that it hears the very next write)."""
-        with self._starting:
-            if self._listener is None:
-                self._listener = threading.Thread(target=self._follow, name="live-listener", daemon=True)
-                self._listener.start()
+        self._listener.start()
+        self._heart.start()
         self.listening.wait(timeout=2)
 
     def _follow(self):
