@@ -7,7 +7,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import agent, llm, mail
+from app import agent, live, llm, mail
 from app.config import profile
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate, sock
 
@@ -41,6 +41,7 @@ def create_app(config_name=None, **overrides):
     csrf.init_app(app)
     limiter.init_app(app)
     sock.init_app(app)
+    live.init_app(app)  # the /live socket and its fan-out (memory, or Redis pub/sub)
     mail.init_app(app)
     llm.init_app(app)  # a chain that cannot be built stops the boot here
     agent.init_app(app)

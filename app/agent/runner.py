@@ -24,6 +24,7 @@ from flask_babel import gettext as _
 from markupsafe import escape
 from prometheus_client import Counter
 
+from app import events
 from app.agent import markdown, prompt
 from app.agent.tools import registry
 from app.extensions import db, sqlite_patience
@@ -142,7 +143,9 @@ class TurnRun:
 
     def run(self):
         try:
-            with self.app.app_context():
+            # What the turn's tools change reaches the user's other pages; the panel watching it
+            # refreshes its own page from the tool events (app/events.py, app/live.py).
+            with self.app.app_context(), events.acting_from(f"turn:{self.turn_id}"):
                 # One query for the turn, its user and its chat (start_turn checked the chat is theirs).
                 turn, user, chat = db.session.execute(
                     db.select(Turn, User, Chat)

@@ -16,6 +16,7 @@ from limits import parse as parse_limit
 from limits.strategies import MovingWindowRateLimiter
 from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
+from app import events
 from app.extensions import db, limiter
 from app.models import User, UserSession
 from app.services import widgets
@@ -156,6 +157,11 @@ def _digest(key):
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+def session_digest(key):
+    """How a sign-in is named outside the cookie (its row's id; the live channel's sockets)."""
+    return _digest(key)
+
+
 def start_session(user, now=None):
     """Record a new sign-in for `user` and make it theirs for this request (`user.session_key`).
 
@@ -198,12 +204,14 @@ def end_session(user):
     if user.session_key:
         db.session.execute(db.delete(UserSession).where(UserSession.id == _digest(user.session_key)))
         db.session.commit()
+        events.signed_out(user.id, _digest(user.session_key))
 
 
 def end_all_sessions(user):
     """Sign out every browser and remember-me cookie of the user, this one included."""
     _end_sessions(user)
     db.session.commit()
+    events.signed_out(user.id)
 
 
 def _end_sessions(user):
@@ -250,6 +258,7 @@ def reset_password(token, new_password):
     user.session_version += 1
     _end_sessions(user)  # whoever knew the old password is signed out everywhere
     db.session.commit()
+    events.signed_out(user.id)
     return user
 
 

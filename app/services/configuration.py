@@ -14,7 +14,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from app import domains
-from app.events import announce
+from app.events import announce, signed_out
 from app.extensions import db
 from app.models import (
     Category,
@@ -483,6 +483,7 @@ def delete_account(user, password, confirmation):
     _remove_rows_of(user_id)
     db.session.execute(db.delete(User).where(User.id == user_id))
     db.session.commit()
+    signed_out(user_id)
 
 
 def _remove_rows_of(user_id):

@@ -5,7 +5,7 @@ from importlib import import_module
 from flask import g, request
 from flask_babel import get_locale
 
-from app import domains, events
+from app import domains, events, live
 from app.services import icons
 from app.web import assets, confirmations, errors, inputs, navigation, rendering
 from app.web.acting import acting_user, signed_in
@@ -32,7 +32,7 @@ def init_app(app):
 
     @app.before_request
     def collect_announcements():
-        g.announcement_scope = events.collecting()
+        g.announcement_scope = events.collecting(origin=live.origin_of_request())
         g.announced = g.announcement_scope.__enter__()
         confirmations.note_level()
 
