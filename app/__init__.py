@@ -7,9 +7,10 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import agent, live, llm, mail
+from app import agent, llm, mail
 from app.config import profile
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate, sock
+from app.web import live
 
 ROOT = Path(__file__).resolve().parent.parent
 

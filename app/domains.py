@@ -594,6 +594,7 @@ INFRASTRUCTURE_BLUEPRINTS = {
     "for admins",
     "privacy": "the privacy page, read before there is an account as much as after",
     "system": "the health check for the process manager",
+    "live": "the websocket every signed-in page keeps open, carrying every domain's announcements",
     "onboarding": "the first-run setup assistant: it writes through the categories, habits, tasks, routines and "
     "goals services and owns no page area of its own",
 }

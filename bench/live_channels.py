@@ -31,9 +31,9 @@ from websockets.asyncio.client import connect
 
 from app import create_app
 from app.extensions import db
-from app.live import REDIS_CHANNEL
 from app.models import User
 from app.services import accounts
+from app.web.live import REDIS_CHANNEL
 from bench.serving import bench_database, procfile_server, rss_kib, worker_pids
 
 SECRET = "bench-secret"

@@ -144,7 +144,7 @@ class TurnRun:
     def run(self):
         try:
             # What the turn's tools change reaches the user's other pages; the panel watching it
-            # refreshes its own page from the tool events (app/events.py, app/live.py).
+            # refreshes its own page from the tool events (app/events.py, app/web/live.py).
             with self.app.app_context(), events.acting_from(f"turn:{self.turn_id}"):
                 # One query for the turn, its user and its chat (start_turn checked the chat is theirs).
                 turn, user, chat = db.session.execute(

@@ -5,9 +5,9 @@ from importlib import import_module
 from flask import g, request
 from flask_babel import get_locale
 
-from app import domains, events, live
+from app import domains, events
 from app.services import icons
-from app.web import assets, confirmations, errors, inputs, navigation, rendering
+from app.web import assets, confirmations, errors, inputs, live, navigation, rendering
 from app.web.acting import acting_user, signed_in
 
 

@@ -1,4 +1,4 @@
-// Live updates: one websocket per signed-in page (htmx's ws extension), see app/live.py.
+// Live updates: one websocket per signed-in page (htmx's ws extension), see app/web/live.py.
 // Every write of the user — another tab, another device, the assistant — arrives as
 // {"domains": [...], "origin": ...} and is re-fired on <body> as `domain:<name>`, the events the
 // page's widgets already listen for. The page that made a change refreshed itself already: the

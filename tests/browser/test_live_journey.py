@@ -101,6 +101,7 @@ def test_a_note_the_assistant_sticks_in_one_browser_appears_on_the_board_open_in
         Reply.says("It is on your Ideas board."),
     )
     composer = asking.locator("#composer-input")
+    expect(composer).to_be_focused()  # the panel is in and wired: Enter goes through htmx
     composer.fill("Note: call the plumber about the tap")
     composer.press("Enter")
     expect(asking.locator("a.tool-card")).to_contain_text("Added a note to your Ideas board")

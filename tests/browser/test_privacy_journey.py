@@ -56,7 +56,7 @@ def test_the_privacy_page_from_sign_up_and_from_the_shell(browser, live_server, 
         page.fill("#password", "private by design")
         page.select_option("#language", language)
         page.click("button[type=submit]")
-        expect(page).to_have_url(re.compile(r"/dashboard$"))
+        expect(page).to_have_url(re.compile(r"/onboarding$"))  # a new account lands on the setup assistant
         if screen == "phone":
             page.get_by_test_id("more-menu").click()
             page.locator(".more-sheet").get_by_role("link", name=words["title"]).click()

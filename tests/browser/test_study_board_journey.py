@@ -1,7 +1,7 @@
 """The board of a study page in a real browser: concepts typed in place (a refusal keeps the text),
 a status, an order, a connection, an edit and a removal, read as a list on a phone and in
-Portuguese; and a concept the assistant adds (the wire fake calls addStudyNode) appearing on the
-open page's board without a reload."""
+Portuguese; and one answer of the assistant (the wire fake calls addStudyNode, then showDiagram)
+adding a concept to the open page's board without a reload and drawing a diagram in the chat."""
 
 import pytest
 from playwright.sync_api import expect
@@ -154,7 +154,9 @@ def test_the_board_is_keyboard_reachable_and_speaks_portuguese(page, board_serve
     assert page.console_errors == []
 
 
-def test_a_concept_the_assistant_adds_appears_on_the_open_board_without_a_reload(page, board_server, fake):
+def test_the_assistant_adds_a_concept_to_the_open_board_and_shows_a_diagram(page, board_server, fake):
+    """Issue 12's second journey: one answer adds a node to the open page (it appears without a
+    reload) and draws a diagram in the chat (saving nothing)."""
     concepts = open_page(page, board_server, "rita@example.com")
     page.evaluate("window.__stayed = true")  # survives only if nothing reloads the page
     expect(concepts).to_have_count(0)
@@ -166,7 +168,8 @@ def test_a_concept_the_assistant_adds_appears_on_the_open_board_without_a_reload
     fake.script(
         "mistral",
         Reply.calls(FakeCall("addStudyNode", {"page": "Cells", "title": "Cell membrane", "status": "learning"})),
-        Reply.says("Added **Cell membrane** to the board of Cells."),
+        Reply.calls(FakeCall("showDiagram", {"source": "flowchart LR\n  Membrane --> Cytoplasm --> Nucleus"})),
+        Reply.says("Added **Cell membrane** to the board of Cells, and here is the way in."),
     )
     composer.fill("Add cell membrane to this page's board, I'm learning it")
     composer.press("Enter")
@@ -175,6 +178,11 @@ def test_a_concept_the_assistant_adds_appears_on_the_open_board_without_a_reload
     expect(concepts).to_have_count(1)
     expect(concepts.locator("h3")).to_have_text("Cell membrane")
     expect(concepts.get_by_test_id("concept-status")).to_have_text("Learning")
+    answer = page.locator(".bubble-assistant").last
+    expect(answer).to_contain_text("here is the way in")
+    diagram = answer.locator("[data-mermaid]")
+    expect(diagram).to_have_attribute("data-mermaid-state", "drawn", timeout=20_000)
+    expect(diagram.locator("[data-mermaid-drawing] img")).to_be_visible()
     assert page.evaluate("window.__stayed") is True
     first_round = fake.requests("mistral")[0].body
     sent = {tool["function"]["name"] for tool in first_round["tools"]}

@@ -30,7 +30,7 @@ import threading
 import time
 from collections import defaultdict
 
-from flask import Blueprint, abort, current_app, has_app_context, request
+from flask import Blueprint, Response, abort, current_app, g, has_app_context, request
 from simple_websocket import ConnectionClosed
 
 from app.extensions import db, sock
@@ -285,7 +285,6 @@ def init_app(app):
     app.extensions["live"] = channel_for(app.config.get("REDIS_URL"))
     if _under_gevent():
         app.config.setdefault("SOCK_SERVER_OPTIONS", {"thread_class": GreenletReader})
-    app.register_blueprint(bp)
 
     @app.context_processor
     def declared_domains():
@@ -329,9 +328,26 @@ def _origin_host(origin):
     return origin.split("://", 1)[-1].rstrip("/")
 
 
+class _NothingAfterTheSocket(Response):
+    """The development server's answer once a socket ended: none. Werkzeug would write an HTTP
+    response into the finished websocket (the socket object is closed, its file descriptor is not),
+    which the browser reports as "Invalid frame header"; a dropped connection it ends quietly."""
+
+    def __call__(self, environ, start_response):
+        raise ConnectionAbortedError("the websocket ended: there is no HTTP response to write")
+
+
+@bp.after_request
+def nothing_after_the_socket(response):
+    if g.get("live_socket") and "werkzeug.socket" in request.environ:  # gunicorn's workers write nothing
+        return _NothingAfterTheSocket()
+    return response
+
+
 @sock.route("/live", bp=bp)
 def channel(ws):
     """One page's socket: joins the user's channel and waits until either side closes it."""
+    g.live_socket = True
     user = acting_user()
     tab = (request.args.get("tab") or "")[:TAB_MAX_LENGTH] or None
     page = Page(str(user.id), sign_in_of(user), tab, ws)
