@@ -562,26 +562,15 @@ def _write_category(user, item):
     categories.create(user, name=item["name"], icon=item["icon"])
 
 
+ROUTINE_ITEM_FIELDS = ("name", "icon", "importance", "difficulty", "categories")
+
+
 def _write_habit(user, item):
-    habits.create(
-        user,
-        name=item["name"],
-        icon=item["icon"],
-        importance=item["importance"],
-        difficulty=item["difficulty"],
-        categories=item["categories"],
-    )
+    habits.create(user, **{field: item[field] for field in ROUTINE_ITEM_FIELDS})
 
 
 def _write_task(user, item):
-    tasks.create(
-        user,
-        name=item["name"],
-        icon=item["icon"],
-        importance=item["importance"],
-        difficulty=item["difficulty"],
-        categories=item["categories"],
-    )
+    tasks.create(user, **{field: item[field] for field in ROUTINE_ITEM_FIELDS})
 
 
 def _write_routine(user, item):
