@@ -81,8 +81,9 @@ def test_a_focus_session_from_today_s_card(browser, focus_server):
     for text in ("Outline", "Draft"):
         page.get_by_label("New step").fill(text)
         page.get_by_label("New step").press("Enter")
+        # The toast comes with the answer and lasts 5 s; the list may refresh later on a loaded machine.
+        expect(page.locator("#toasts")).to_contain_text("Step added")
         expect(steps.get_by_test_id("step").filter(has_text=text)).to_be_visible()
-    expect(page.locator("#toasts")).to_contain_text("Step added")
     expect(page.get_by_label("New step")).to_be_focused()
 
     steps.get_by_role("button", name="Pin Outline: keep it every day").click()
