@@ -86,6 +86,7 @@ class Config:
     # The other doors to the chain, each with its own per-user bucket (app/llm/door.py).
     ONBOARDING_RATE_LIMIT = _env("BEYOU_ONBOARDING_RATE_LIMIT", "30 per hour")
     BRIEFING_RATE_LIMIT = _env("BEYOU_BRIEFING_RATE_LIMIT", "10 per day")
+    STUDY_AI_RATE_LIMIT = _env("BEYOU_STUDY_AI_RATE_LIMIT", "60 per hour")
     # The daily briefing's request waits this long for the text, then answers PENDING; a claim on
     # a day's briefing older than BRIEFING_CLAIM_SECONDS lost its worker and counts as failed.
     BRIEFING_WAIT_SECONDS = float(_env("BEYOU_BRIEFING_WAIT_SECONDS", "8"))

@@ -349,6 +349,9 @@
     var marker = list.querySelector("[data-focus-after]");
     var wanted = marker ? marker.getAttribute("data-focus-after") : focusedId;
     if (marker) marker.remove();
+    // Settling comes a moment after the swap: a key pressed elsewhere meanwhile keeps its place.
+    var active = document.activeElement;
+    if (active && active !== document.body && (!active.id || active.id !== focusedId)) wanted = null;
     var target = wanted && document.getElementById(wanted);
     if (target && target.disabled) {
       var row = stepOf(target);

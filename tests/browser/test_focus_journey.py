@@ -147,6 +147,30 @@ def test_focus_mode_in_portuguese_on_a_phone(browser, focus_server):
     context.close()
 
 
+def test_a_form_swapped_in_takes_keys_at_once(browser, focus_server):
+    """The step form comes back with every answer; a step typed the instant it lands is still sent
+    by htmx (a toast, no page load) — not by the browser, as in htmx's default 20 ms settle."""
+    context, page, errors = on_focus(browser, focus_server, "rosa@example.com", entry="Tidy desk")
+    page.evaluate(
+        """() => document.body.addEventListener("htmx:afterSwap", (event) => {
+            if (event.detail.target.id !== "focus-step-list" || window.typedAgain) return;
+            window.typedAgain = true;
+            Promise.resolve().then(() => {
+                document.getElementById("text").value = "Sort cables";
+                document.getElementById("step-add").requestSubmit();
+            });
+        })"""
+    )
+    page.get_by_label("New step").fill("Clear the desk")
+    page.get_by_label("New step").press("Enter")
+    steps = page.get_by_test_id("focus-steps")
+    expect(steps.get_by_test_id("step").filter(has_text="Sort cables")).to_be_visible()
+    expect(page.locator("#toasts")).to_contain_text("Step added")
+    assert page.evaluate("window.typedAgain") is True  # the same document: nothing reloaded it
+    assert errors == []
+    context.close()
+
+
 def recorded_cycles(app, email, expected):
     """The kinds of the cycles recorded for `email`, once `expected` of them are there (the browser
     reports them in the background) or after a few seconds; a cycle recorded twice shows as two."""
