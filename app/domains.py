@@ -227,7 +227,7 @@ DOMAINS = (
         "notebook",
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
-        services=("notebook", "study_board", "study_sources"),
+        services=("notebook", "study_board", "study_sources", "study_retrieval"),
         tools=("notebook", "study_board"),
         models={
             "notebook": ("study_topics", "study_pages", "study_page_blocks"),

@@ -91,8 +91,10 @@ def test_a_refused_save_keeps_the_journal_and_a_past_day_opens_from_the_month(br
     expect(page.get_by_role("textbox", name="Diário")).to_have_value("Palavras que não posso perder")
 
     first = page.locator("#mood-month a.month-day").first
-    if "is-today" in (first.get_attribute("class") or ""):
+    if "is-today" in (first.get_attribute("class") or ""):  # the 1st of a month: a day of the last one
+        this_month = page.locator("#mood-month h2").inner_text()
         page.get_by_role("link", name="Mês anterior").click()
+        expect(page.locator("#mood-month h2")).not_to_have_text(this_month)
         first = page.locator("#mood-month a.month-day").first
     first.click()
     expect(page.get_by_role("link", name="Voltar para hoje")).to_be_visible()
