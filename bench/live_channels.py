@@ -33,7 +33,7 @@ from app import create_app
 from app.extensions import db
 from app.models import User
 from app.services import accounts
-from app.web.live import REDIS_CHANNEL
+from app.web.live import HEARTBEAT, REDIS_CHANNEL
 from bench.serving import bench_database, procfile_server, rss_kib, worker_pids
 
 SECRET = "bench-secret"
@@ -101,12 +101,17 @@ async def write(port, cookie, token, text):
 
 
 async def hear(socket, timeout=30):
-    """When the socket's next message arrived (None: it did not) and what it said."""
+    """When the socket's next announcement arrived (None: it did not) and what it said. The
+    server's heartbeat (every HEARTBEAT_SECONDS on every page) is not one: it is skipped, or a
+    round would count it and leave its own message for the next round to find."""
+    deadline = time.monotonic() + timeout
     try:
-        message = await asyncio.wait_for(socket.recv(), timeout)
+        while True:
+            message = await asyncio.wait_for(socket.recv(), max(deadline - time.monotonic(), 0))
+            if message != HEARTBEAT:
+                return time.monotonic(), message
     except Exception:  # closed, or silent for `timeout`
         return None, None
-    return time.monotonic(), message
 
 
 async def announcement_round(redis_url, people, channels_of):
