@@ -328,7 +328,14 @@ DOMAINS = (
         services=(
             "study_ai",
             "study_retrieval",
+            "study_tutor",
         ),
+        models={
+            "study_tutor": ("study_tutor_exchanges",),
+        },
+        export={
+            "study_tutor": ("study_tutor_exchanges",),
+        },
         errors={
             "NOTEBOOK_NOTHING_TO_STUDY": _l(
                 "This page has nothing to study from yet. Write a note or add a source to it, then ask again."
@@ -342,6 +349,11 @@ DOMAINS = (
             "STUDY_AI_NOT_CONFIGURED": _l(
                 "The notebook's AI isn't configured on this server: no AI provider has an API key. "
                 "Your notes and sources work as usual."
+            ),
+            "STUDY_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
+            "STUDY_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
+            "STUDY_TUTOR_PASSAGE_NOT_FOUND": _l(
+                "That passage is no longer in this source. The source may have been deleted or replaced."
             ),
         },
     ),
