@@ -50,7 +50,7 @@ def ask(user, page_id, question):
         refuse_if({"question": "STUDY_TUTOR_QUESTION_TOO_LONG"})
     passages = study_ai.passages_for(user, page, question)
     reply = study_ai.ask(user, page, Mode.TUTOR, TASK, TutorAnswer, question=question, passages=passages)
-    answer = study_ai.cited(reply.answer, passages).strip()
+    answer = study_ai.cited(reply.answer.replace("\x00", ""), passages).strip()  # PostgreSQL stores no NUL
     if not answer:
         raise study_ai.StudyAIUnavailable()
     exchange = StudyTutorExchange(

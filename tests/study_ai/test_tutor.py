@@ -9,8 +9,8 @@ import pytest
 
 from app.extensions import db
 from app.models import PageBlock, StudySource, StudyTutorExchange, User
-from app.services import configuration, notebook
-from tests.conftest import make_user
+from app.services import configuration, notebook, study_ai
+from tests.conftest import make_user, standalone_app
 from tests.study_ai.conftest import AgentClient, Reply, a_page, body_of, says
 
 ANSWER = {
@@ -206,6 +206,18 @@ def test_clearing_the_conversation_keeps_the_notes_and_sources(agent_app, fake):
     assert len(rows(agent_app, PageBlock)) == 1 and len(rows(agent_app, StudySource)) == 1
 
 
+def test_without_javascript_clearing_asks_first_then_reloads_the_page_with_a_notice(agent_app, fake):
+    student = a_student(agent_app)
+    fake.script("mistral", says(ANSWER))
+    student.ask("What do ribosomes build?")
+    confirm = student.http.get(f"/notebook/pages/{student.page_id}/tutor/clear").get_data(as_text=True)
+    assert "<!doctype html>" in confirm and f'action="/notebook/pages/{student.page_id}/tutor/clear"' in confirm
+    response = student.http.post(f"/notebook/pages/{student.page_id}/tutor/clear", data={"csrf_token": student.csrf})
+    assert response.status_code == 302 and response.headers["Location"].endswith("#tutor")
+    html = student.page()
+    assert "Conversation cleared." in html and 'data-testid="tutor-empty"' in html
+
+
 def test_another_student_s_page_and_source_are_unknown(agent_app, fake):
     student = a_student(agent_app)
     (source,) = rows(agent_app, StudySource)
@@ -239,3 +251,14 @@ def test_the_tutor_speaks_portuguese(agent_app, fake):
         db.session.remove()
     html = Student(agent_app, page_id).page()
     assert "Pergunte ao tutor" in html and "Sua pergunta" in html
+
+
+def test_the_demo_account_s_cells_page_gives_the_tutor_notes_and_a_source_to_read():
+    app = standalone_app()
+    assert app.test_cli_runner().invoke(args=["seed-demo"]).exit_code == 0
+    with app.test_request_context():
+        demo = db.session.scalar(db.select(User).where(User.email == app.config["DEMO_EMAIL"]))
+        passages = study_ai.passages_for(demo, notebook.resolve_page(demo, "Cells"), "What does the membrane do?")
+        assert passages[0].kind == "note" and "smallest unit of life" in passages[0].text
+        assert {p.label for p in passages if p.kind == "source"} == {"Chapter 3: The cell"}
+        db.session.remove()
