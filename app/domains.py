@@ -350,9 +350,9 @@ DOMAINS = (
                 "The notebook's AI isn't configured on this server: no AI provider has an API key. "
                 "Your notes and sources work as usual."
             ),
-            "STUDY_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
-            "STUDY_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
-            "STUDY_TUTOR_PASSAGE_NOT_FOUND": _l(
+            "STUDY_AI_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
+            "STUDY_AI_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
+            "STUDY_AI_TUTOR_PASSAGE_NOT_FOUND": _l(
                 "That passage is no longer in this source. The source may have been deleted or replaced."
             ),
         },

@@ -32,6 +32,7 @@ TUTOR_CONVERSATION = "notebook/ai/_tutor_conversation.html"
 TUTOR_FORM = "notebook/ai/_tutor_form.html"
 TUTOR_PASSAGE = "notebook/ai/tutor_passage.html"
 STUDY_PAGE = "notebook/study_page.html"
+PREVIEW_CHARS = 160  # of a cited passage, in its chip's title
 _CITATION = re.compile(r"\[(\d+)\]")
 _VERBATIM = re.compile(r"(<(?:code|pre)\b.*?</(?:code|pre)>|<[^>]+>)", re.DOTALL)
 
@@ -84,10 +85,12 @@ def tutor_answer(exchange, page, present):
 
 def _chip(page, passage, present):
     """A citation as a small numbered link (a plain mark when its passage is gone), its title
-    naming where the passage comes from."""
+    naming where the passage comes from and how it starts."""
     where = passage.label
     if passage.position is not None:
         where = _("%(source)s, passage %(position)s", source=passage.label, position=passage.position)
+    preview = " ".join(passage.text.split())
+    preview = preview if len(preview) <= PREVIEW_CHARS else preview[: PREVIEW_CHARS - 1].rstrip() + "…"
     url = tutor_citation_url(page, passage, present)
     if url is None:
         title = _("%(where)s (no longer on this page)", where=where)
@@ -96,7 +99,10 @@ def _chip(page, passage, present):
         )
     return str(
         Markup('<a class="tutor-cite" href="{}" title="{}" aria-label="{}" data-testid="tutor-cite">{}</a>').format(
-            url, where, _("Passage %(number)s: %(where)s", number=passage.number, where=where), passage.number
+            url,
+            f"{where} — {preview}",
+            _("Passage %(number)s: %(where)s", number=passage.number, where=where),
+            passage.number,
         )
     )
 

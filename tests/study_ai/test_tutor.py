@@ -181,8 +181,8 @@ def test_without_javascript_a_refusal_shows_the_page_with_the_question_kept(agen
     assert refusal_in(html) == "NOTEBOOK_NOTHING_TO_STUDY" and ">Typed without JS</textarea>" in html
 
 
-@pytest.mark.parametrize(("question", "key"), [("   ", "STUDY_TUTOR_QUESTION_REQUIRED"),
-                                                ("x" * 2001, "STUDY_TUTOR_QUESTION_TOO_LONG")])  # fmt: skip
+@pytest.mark.parametrize(("question", "key"), [("   ", "STUDY_AI_TUTOR_QUESTION_REQUIRED"),
+                                                ("x" * 2001, "STUDY_AI_TUTOR_QUESTION_TOO_LONG")])  # fmt: skip
 def test_an_empty_or_overlong_question_is_refused_at_its_field(agent_app, fake, question, key):
     student = a_student(agent_app)
     response = student.ask(question)
