@@ -66,6 +66,7 @@ def test_an_answer_cites_the_page_s_passages_and_stays_on_the_page_after_a_reloa
     assert response.status_code == 200 and "domain:study_ai" in response.headers["HX-Trigger"]
     form = response.get_data(as_text=True)
     assert 'data-testid="tutor-ask"' in form and "What do ribosomes build?" not in form  # a fresh form
+    assert 'role="status" data-testid="tutor-answered"' in form  # said to a screen reader
     assert len(fake.requests("mistral")) == 1
 
     html = student.page()  # the reload
