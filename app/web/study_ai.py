@@ -27,7 +27,6 @@ bp = Blueprint("study_ai", __name__, url_prefix="/notebook")
 # keeps the question typed. Citations are plain links: a note's to its block on this page
 # (highlighted by `:target`), a source passage's to that passage shown in its source.
 
-TUTOR = "notebook/ai/_tutor.html"
 TUTOR_CONVERSATION = "notebook/ai/_tutor_conversation.html"
 TUTOR_FORM = "notebook/ai/_tutor_form.html"
 TUTOR_PASSAGE = "notebook/ai/tutor_passage.html"
@@ -120,6 +119,7 @@ def tutor(page_id):
 @bp.post("/pages/<page_id>/tutor")
 @login_required
 def tutor_ask(page_id):
+    """One question, answered and kept; the question box comes back empty (or, refused, as typed)."""
     page = notebook.get_page(acting_user(), page_id)
     question = request.form.get("question", "")
     try:
