@@ -11,8 +11,9 @@ from markupsafe import Markup
 from werkzeug.datastructures import MultiDict
 
 from app.agent.markdown import render as render_markdown
+from app.ai import study_model
 from app.services import notebook, study_tutor
-from app.services.errors import DomainError
+from app.services.errors import DomainError, message_for
 from app.services.study_ai import Passage
 from app.web.acting import acting_user
 from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE
@@ -42,6 +43,13 @@ def tutor_of(page):
     user = acting_user()
     exchanges = study_tutor.exchanges(user, page)
     return {"exchanges": exchanges, "present": study_tutor.still_there(user, page, exchanges)}
+
+
+@bp.app_template_global()
+def study_ai_off():
+    """Why no model can answer on this server (no key at all), so the page says so up front
+    instead of offering to ask; None when the chain has a model."""
+    return None if study_model().configured else message_for("STUDY_AI_NOT_CONFIGURED")
 
 
 @bp.app_template_global()

@@ -150,6 +150,13 @@ def test_without_javascript_the_question_posts_and_the_page_reloads_at_the_answe
     assert 'id="tutor-latest"' in student.page()
 
 
+def test_a_server_without_any_model_says_so_instead_of_offering_to_ask(make_agent_app, fake):
+    student = a_student(make_agent_app(LLM_ENV={}))
+    html = student.page()
+    assert 'data-testid="tutor-off"' in html and "isn&#39;t configured on this server" in html
+    assert 'data-testid="tutor-ask"' not in html
+
+
 # Refusals keep the question ---------------------------------------------------------------------
 
 
