@@ -239,7 +239,7 @@ def test_code_links_and_other_brackets_are_left_as_they_are():
 
 def test_citations_in_lists_the_cited_passages_once_in_the_order_first_cited():
     passages = five()
-    found = citations_in("B [3][1]. Again [3, 9]. `[2]` is code.", passages)
+    found = citations_in("B [3][1]. Again [3, 9]. `[2]` is code, [4](https://example.com) a link.", passages)
     assert [p.number for p in found] == [3, 1]
 
 
