@@ -322,6 +322,42 @@ DOMAINS = (
         toolset="study notebook: topics and pages, notes, diagrams shown or kept, concept boards, today's study plan",
     ),
     Domain(
+        "study_ai",
+        Elsewhere("on each notebook page (/notebook/pages/<id>): the tutor, the studio and the board's planning"),
+        blueprint="study_ai",
+        services=(
+            "study_ai",
+            "study_retrieval",
+            "study_tutor",
+        ),
+        models={
+            "study_tutor": ("study_tutor_exchanges",),
+        },
+        export={
+            "study_tutor": ("study_tutor_exchanges",),
+        },
+        errors={
+            "NOTEBOOK_NOTHING_TO_STUDY": _l(
+                "This page has nothing to study from yet. Write a note or add a source to it, then ask again."
+            ),
+            "STUDY_AI_RATE_LIMITED": _l(
+                "You've asked the notebook's AI a lot this hour. You can ask again at %(time)s."
+            ),
+            "STUDY_AI_UNAVAILABLE": _l(
+                "The notebook's AI couldn't reach any AI model right now. Try again in a minute."
+            ),
+            "STUDY_AI_NOT_CONFIGURED": _l(
+                "The notebook's AI isn't configured on this server: no AI provider has an API key. "
+                "Your notes and sources work as usual."
+            ),
+            "STUDY_AI_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
+            "STUDY_AI_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
+            "STUDY_AI_TUTOR_PASSAGE_NOT_FOUND": _l(
+                "That passage is no longer in this source. The source may have been deleted or replaced."
+            ),
+        },
+    ),
+    Domain(
         "study_cycles",
         Elsewhere("inside the notebook, at /notebook/cycles"),
         blueprint="study_cycles",
