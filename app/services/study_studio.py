@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from app.events import announce
 from app.extensions import db
-from app.models.notebook import CARD_SIDE_MAX, PageBlock
+from app.models.notebook import CARD_SIDE_MAX
 from app.models.study_studio import FOCUS_MAX, OUTPUT_KINDS, OUTPUT_TITLE_MAX, StudyCardDraft, StudyOutput
 from app.services import notebook, study_ai
 from app.services.entity_fields import UNSET, given, refuse_if
@@ -250,7 +250,8 @@ def _summary(answer, passages):
 def _guide(answer, passages):
     sections = []
     for section in answer.sections[: LIMITS["sections"]]:
-        points = [point for point in (_grounded(text, passages) for text in section.points[: LIMITS["points"]]) if point]
+        grounded = (_grounded(text, passages) for text in section.points[: LIMITS["points"]])
+        points = [point for point in grounded if point]
         if points:
             sections.append({"heading": _plain(section.heading, OUTPUT_TITLE_MAX), "points": points})
     terms = []
@@ -335,8 +336,9 @@ def draft_cards(user, page_id, count=None, focus=None):
     if not new:
         raise Invalid("STUDY_AI_CARDS_NOTHING_NEW" if cards else "STUDY_AI_CARDS_UNSUPPORTED")
     made = [
-        StudyCardDraft(user_id=user.id, page_id=page.id, front=front, back=back, passage=passage.as_dict(),
-                       position=position)  # fmt: skip
+        StudyCardDraft(
+            user_id=user.id, page_id=page.id, front=front, back=back, passage=passage.as_dict(), position=position
+        )
         for position, (front, back, passage) in enumerate(new[:count])
     ]
     db.session.add_all(made)
@@ -383,8 +385,7 @@ def accept_draft(user, draft_id, front=UNSET, back=UNSET):
 
 def accept_all(user, page_id):
     """Every draft of the page becomes a flashcard, in the order they were drafted."""
-    cards = [accept_draft(user, draft.id) for draft in drafts(user, page_id)]
-    return cards
+    return [accept_draft(user, draft.id) for draft in drafts(user, page_id)]
 
 
 def discard_draft(user, draft_id):
@@ -416,9 +417,45 @@ def _sides(front, back):
     return sides["front"], sides["back"]
 
 
-def cards_on_page(user, page_id):
-    """How many flashcards the page holds (what accepted drafts joined)."""
-    page = notebook.get_page(user, page_id)
-    return db.session.scalar(
-        db.select(db.func.count()).where(PageBlock.page_id == page.id, PageBlock.kind == "card")
-    )
+# Export ----------------------------------------------------------------------------------------
+
+
+def every_output(user):
+    return db.session.scalars(
+        db.select(StudyOutput)
+        .where(StudyOutput.user_id == user.id)
+        .order_by(StudyOutput.page_id, StudyOutput.created_at, StudyOutput.id)
+    ).all()
+
+
+def every_draft(user):
+    return db.session.scalars(
+        db.select(StudyCardDraft)
+        .where(StudyCardDraft.user_id == user.id)
+        .order_by(StudyCardDraft.page_id, StudyCardDraft.created_at, StudyCardDraft.position, StudyCardDraft.id)
+    ).all()
+
+
+def output_data(output):
+    """An output as the export writes it: its kind, title, parts and the passages it cites."""
+    return {
+        "id": str(output.id),
+        "pageId": str(output.page_id),
+        "kind": output.kind,
+        "title": output.title,
+        "focus": output.focus,
+        "content": output.content,
+        "passages": output.passages,
+        "createdAt": output.created_at.isoformat(),
+    }
+
+
+def draft_data(draft):
+    return {
+        "id": str(draft.id),
+        "pageId": str(draft.page_id),
+        "front": draft.front,
+        "back": draft.back,
+        "passage": draft.passage,
+        "createdAt": draft.created_at.isoformat(),
+    }

@@ -35,7 +35,9 @@ def upgrade():
         sa.ForeignKeyConstraint(
             ["page_id"], ["study_pages.id"], name=op.f("fk_study_outputs_page_id_study_pages"), ondelete="CASCADE"
         ),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name=op.f("fk_study_outputs_user_id_users"), ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(
+            ["user_id"], ["users.id"], name=op.f("fk_study_outputs_user_id_users"), ondelete="CASCADE"
+        ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_study_outputs")),
     )
     with op.batch_alter_table("study_outputs", schema=None) as batch_op:
