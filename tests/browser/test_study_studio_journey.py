@@ -129,8 +129,11 @@ def test_a_summary_s_citation_leads_to_its_passage_and_a_quiz_is_answered(page, 
     page.set_viewport_size(DESKTOP)
     open_page(page, studio_server, "lia1280@example.com")
     studio = page.get_by_test_id("studio")
-    fake.script("mistral", says(SUMMARY))
+    fake.script("mistral", says(SUMMARY, first_byte_delay=0.8))
     studio.get_by_test_id("studio-make-summary").click()
+    expect(studio.get_by_test_id("studio-pending")).to_be_visible()
+    for kind in ("summary", "guide", "quiz"):  # one output at a time
+        expect(studio.get_by_test_id(f"studio-make-{kind}")).to_be_disabled()
     output = studio.get_by_test_id("studio-output").first
     expect(output.get_by_test_id("studio-output-title")).to_have_text("Energy and proteins")
     expect(output.get_by_test_id("studio-summary")).to_have_text(

@@ -11,7 +11,7 @@ from app.models import StudyOutput, User
 from app.services import study_studio
 from app.services.errors import DomainError, Invalid, NotFound
 from tests.conftest import make_user
-from tests.study_ai.conftest import NOTE, AgentClient, a_page, body_of, says
+from tests.study_ai.conftest import NOTE, AgentClient, Reply, a_page, body_of, says
 
 SUMMARY = {
     "supported": True,
@@ -222,6 +222,18 @@ def test_a_refusal_keeps_the_typed_focus_and_leaves_the_outputs_alone(agent_app,
     assert refused.status_code == 422 and 'data-testid="studio-refusal"' in html
     assert "No study guide was made" in html and 'value="photosynthesis"' in html
     assert "HX-Trigger" not in refused.headers  # nothing changed: no list refreshes
+    with agent_app.app_context():
+        assert db.session.scalars(db.select(StudyOutput)).all() == []
+
+
+def test_a_failed_chain_is_said_in_the_form_and_stores_nothing(agent_app, fake):
+    page_id = page_of(agent_app, make_user(agent_app))
+    ana = studio_client(agent_app, page_id)
+    fake.script("mistral", Reply.fails(500))
+    fake.script("gemini", Reply.fails(503))
+    failed = ana.post(f"{ana.page}/studio/outputs", kind="quiz", focus="ribosomes")
+    html = failed.get_data(as_text=True)
+    assert failed.status_code == 503 and "couldn&#39;t reach any AI model" in html and 'value="ribosomes"' in html
     with agent_app.app_context():
         assert db.session.scalars(db.select(StudyOutput)).all() == []
 
