@@ -1,7 +1,23 @@
 """The study notebook's AI on a page (/notebook/...): the tutor, the studio and the board's
 planning, each in its own section below, all through app/services/study_ai.py."""
 
-from flask import Blueprint
+import re
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
+from flask_login import login_required
+from markupsafe import Markup
+from werkzeug.datastructures import MultiDict
+
+from app.agent.markdown import render as render_markdown
+from app.services import notebook, study_ai, study_studio
+from app.services.errors import DomainError
+from app.web.acting import acting_user
+from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, prefilled, refused, show_dialog
+from app.web.forms import form_refused
+from app.web.rendering import is_htmx, trigger
 
 bp = Blueprint("study_ai", __name__, url_prefix="/notebook")
 
@@ -14,24 +30,6 @@ bp = Blueprint("study_ai", __name__, url_prefix="/notebook")
 # JavaScript; with htmx a write swaps nothing but its own form, and the lists refresh themselves:
 # the drafts on `domain:study_ai`, the outputs on `studio:outputs` (a quiz being answered is not
 # wiped by a card accepted beside it).
-
-import re  # noqa: E402
-
-from flask import flash, redirect, render_template, request, url_for  # noqa: E402
-from flask_babel import gettext as _  # noqa: E402
-from flask_babel import lazy_gettext as _l  # noqa: E402
-from flask_babel import ngettext  # noqa: E402
-from flask_login import login_required  # noqa: E402
-from markupsafe import Markup, escape  # noqa: E402
-from werkzeug.datastructures import MultiDict  # noqa: E402
-
-from app.agent.markdown import render as render_markdown  # noqa: E402
-from app.services import notebook, study_ai, study_studio  # noqa: E402
-from app.services.errors import DomainError  # noqa: E402
-from app.web.acting import acting_user  # noqa: E402
-from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, prefilled, refused, show_dialog  # noqa: E402
-from app.web.forms import form_refused  # noqa: E402
-from app.web.rendering import is_htmx, trigger  # noqa: E402
 
 STUDIO_GENERATE = "notebook/ai/_studio_generate.html"
 STUDIO_CARDS_FORM = "notebook/ai/_studio_cards_form.html"
@@ -46,21 +44,26 @@ STUDIO_READY = {
     "guide": _l("Study guide ready: “%(title)s”."),
     "quiz": _l("Quiz ready: “%(title)s”."),
 }
-_CITATION = re.compile(r"\[(\d+)\]")
+STUDIO_CITATION = re.compile(r"\[(\d+)\]")
+STUDIO_VERBATIM = re.compile(r"(<(?:code|pre)\b.*?</(?:code|pre)>|<[^>]+>)", re.DOTALL)
 
 
 @bp.app_template_filter("studio_cited")
-def studio_cited(text, anchor):
-    """An output's Markdown as sanitised HTML, each citation [n] a link to passage n under it."""
-    html = str(render_markdown(text))  # nh3 has sanitised it; the links added are built here
-    linked = _CITATION.sub(
-        lambda found: (
-            f'<a class="studio-cite" href="#{escape(anchor)}-{found.group(1)}" '
-            f'data-testid="studio-cite">{found.group(1)}</a>'
-        ),
-        html,
-    )
-    return Markup(linked)
+def studio_cited(text, output):
+    """A studio text's Markdown as sanitised HTML, each citation [n] of a passage the output keeps a
+    chip linking to that passage, listed under the output (tags and code are left alone)."""
+    cited = {passage.number: passage for passage in study_studio.passages_of(output)}
+
+    def chip(found):
+        passage = cited.get(int(found.group(1)))
+        if passage is None:
+            return found.group()
+        label = _("Passage %(number)s: %(where)s", number=passage.number, where=studio_passage_label(passage, False))
+        link = Markup('<a class="studio-cite" href="#output-{}-{}" aria-label="{}" data-testid="studio-cite">{}</a>')
+        return str(link.format(output.id, passage.number, label, passage.number))
+
+    parts = STUDIO_VERBATIM.split(render_markdown(text))  # nh3 has sanitised it; the chips are built here
+    return Markup("".join(part if index % 2 else STUDIO_CITATION.sub(chip, part) for index, part in enumerate(parts)))
 
 
 @bp.app_template_global()

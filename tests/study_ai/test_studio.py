@@ -292,3 +292,13 @@ def test_another_user_s_output_is_not_found_on_the_page(agent_app, fake):
     assert bruno.http.get(f"/notebook/studio/outputs/{output_id}").status_code == 404
     assert bruno.post(f"/notebook/studio/outputs/{output_id}/delete").status_code == 404
     assert bruno.post(f"/notebook/pages/{page_id}/studio/outputs", kind="summary").status_code == 404
+
+
+def test_a_citation_in_code_stays_code_and_each_real_one_is_a_chip_naming_its_passage(agent_app, fake):
+    page_id = page_of(agent_app, make_user(agent_app))
+    ana = studio_client(agent_app, page_id)
+    fake.script("mistral", says({**SUMMARY, "text": "Ribosomes build proteins [3]. In code: `cells[3]`."}))
+    ana.post(f"{ana.page}/studio/outputs", kind="summary")
+    listed = ana.http.get(f"{ana.page}/studio/outputs", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert listed.count('data-testid="studio-cite"') == 1 and "<code>cells[3]</code>" in listed
+    assert 'aria-label="Passage 3: Cell biology, passage 2"' in listed
