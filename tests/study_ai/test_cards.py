@@ -279,3 +279,21 @@ def test_the_tool_spends_the_study_bucket_and_says_when_it_refills(make_agent_ap
         assert refused.error_key == "STUDY_AI_RATE_LIMITED" and "You can ask again at" in refused.result["message"]
         assert len(fake.requests("mistral")) == 1
         db.session.remove()
+
+
+def test_without_javascript_drafting_and_accepting_go_back_to_the_page_with_a_message(agent_app, fake):
+    user_id = make_user(agent_app)
+    with agent_app.test_request_context():
+        page_id = a_page(db.session.get(User, user_id)).id
+        db.session.remove()
+    ana = AgentClient(agent_app)
+    fake.script("mistral", says(CARDS))
+    drafted = ana.http.post(f"/notebook/pages/{page_id}/studio/drafts", data={"count": "10", "csrf_token": ana.csrf})
+    assert drafted.status_code == 302 and drafted.headers["Location"].endswith(
+        f"/notebook/pages/{page_id}#studio-cards-title"
+    )
+    page = ana.http.get(f"/notebook/pages/{page_id}").get_data(as_text=True)
+    assert "2 flashcards drafted" in page
+    accepted = ana.http.post(f"/notebook/studio/drafts/{draft_ids(page)[0]}/accept", data={"csrf_token": ana.csrf})
+    assert accepted.status_code == 302
+    assert "Flashcard added to the page" in ana.http.get(f"/notebook/pages/{page_id}").get_data(as_text=True)

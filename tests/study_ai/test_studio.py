@@ -302,3 +302,16 @@ def test_a_citation_in_code_stays_code_and_each_real_one_is_a_chip_naming_its_pa
     listed = ana.http.get(f"{ana.page}/studio/outputs", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert listed.count('data-testid="studio-cite"') == 1 and "<code>cells[3]</code>" in listed
     assert 'aria-label="Passage 3: Cell biology, passage 2"' in listed
+
+
+def test_without_javascript_a_summary_opens_on_its_own_page(agent_app, fake):
+    page_id = page_of(agent_app, make_user(agent_app))
+    ana = studio_client(agent_app, page_id)
+    fake.script("mistral", says(SUMMARY))
+    made = ana.http.post(f"{ana.page}/studio/outputs", data={"kind": "summary", "csrf_token": ana.csrf})
+    assert made.status_code == 302 and "/notebook/studio/outputs/" in made.headers["Location"]
+    alone = ana.http.get(made.headers["Location"]).get_data(as_text=True)
+    assert "Summary ready" in alone and 'data-testid="studio-summary"' in alone
+    refused = ana.http.post(f"{ana.page}/studio/outputs", data={"kind": "poem", "csrf_token": ana.csrf})
+    assert refused.status_code == 302
+    assert "Choose a summary, a study guide or a quiz." in ana.http.get(f"{ana.page}").get_data(as_text=True)
