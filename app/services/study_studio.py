@@ -33,6 +33,7 @@ LIMITS = {"sections": 6, "points": 6, "terms": 10, "questions": 8, "choices": 4,
 CARDS_MAX = 20  # the most drafts one request may ask for
 OUTPUTS_PER_PAGE = 30
 DRAFTS_PER_PAGE = 60
+EXISTING_SHOWN = 40  # the page's newest card fronts the model is told not to repeat (all are checked here)
 SUMMARY_MAX = 6_000
 PART_MAX = 1_000  # one point, definition, question, choice or explanation
 CHOICES = (2, 6)
@@ -323,7 +324,7 @@ def draft_cards(user, page_id, count=None, focus=None):
         raise Invalid("STUDY_AI_DRAFTS_FULL", limit=DRAFTS_PER_PAGE)
     count = min(_count(count), room)
     existing = [block.text for block in page.blocks if block.kind == "card"] + [draft.front for draft in waiting]
-    answer, passages = _asked(user, page, "cards", focus, cards=count, existing=existing)
+    answer, passages = _asked(user, page, "cards", focus, cards=count, existing=existing[-EXISTING_SHOWN:])
     by_number = {passage.number: passage for passage in passages}
     cards = [card for card in answer.cards if card.passage in by_number] if answer.supported else []
     seen = {_folded(front) for front in existing}

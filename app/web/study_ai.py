@@ -261,8 +261,8 @@ def studio_confirm_discard_all(page_id):
         "title": _l("Discard every draft?"),
         "name": page.title,
         "consequence": ngettext(
-            "The %(num)s flashcard draft waiting on “%(page)s” will be discarded.",
-            "The %(num)s flashcard drafts waiting on “%(page)s” will be discarded.",
+            "%(num)s flashcard draft waiting on “%(page)s” will be discarded.",
+            "%(num)s flashcard drafts waiting on “%(page)s” will be discarded.",
             waiting,
             page=page.title,
         ),

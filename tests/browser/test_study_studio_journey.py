@@ -187,5 +187,5 @@ def test_a_draft_is_accepted_by_keyboard(page, studio_server, fake):
     studio.get_by_test_id("studio-accept").first.focus()
     page.keyboard.press("Enter")
     expect(studio.get_by_test_id("studio-draft")).to_have_count(1)
-    expect(page.get_by_test_id("toast").filter(has_text="Cartão adicionado à página")).to_be_visible()
+    expect(page.get_by_test_id("toast").filter(has_text="1 cartão adicionado à página")).to_be_visible()
     assert page.console_errors == []

@@ -203,7 +203,7 @@ def test_a_draft_is_edited_in_a_dialog_then_accepted_as_edited(agent_app, fake):
 def test_discarding_every_draft_asks_first(agent_app, fake):
     ana, page_id = drafted_on_the_page(agent_app, fake)
     asked = ana.http.get(f"/notebook/pages/{page_id}/studio/drafts/discard", headers={"HX-Request": "true"})
-    assert "The 2 flashcard drafts waiting on “Cells” will be discarded." in asked.get_data(as_text=True)
+    assert "2 flashcard drafts waiting on “Cells” will be discarded." in asked.get_data(as_text=True)
     assert ana.post(f"/notebook/pages/{page_id}/studio/drafts/discard").status_code == 204
     with agent_app.app_context():
         assert db.session.scalars(db.select(StudyCardDraft)).all() == []
