@@ -10,7 +10,7 @@ import pytest
 from app.agent.tools import registry
 from app.extensions import db
 from app.models import PageBlock, StudyCardDraft, User
-from app.services import notebook, study_studio
+from app.services import configuration, notebook, study_studio
 from app.services.errors import Invalid, NotFound
 from tests.conftest import make_user
 from tests.fakes.script import FakeCall
@@ -297,3 +297,18 @@ def test_without_javascript_drafting_and_accepting_go_back_to_the_page_with_a_me
     accepted = ana.http.post(f"/notebook/studio/drafts/{draft_ids(page)[0]}/accept", data={"csrf_token": ana.csrf})
     assert accepted.status_code == 302
     assert "Flashcard added to the page" in ana.http.get(f"/notebook/pages/{page_id}").get_data(as_text=True)
+
+
+def test_the_export_carries_the_drafts_and_the_outputs_with_their_passages(ana, fake):
+    page = a_page(ana)
+    fake.script("mistral", says(CARDS), says({"supported": True, "title": "Energy", "text": "ATP [1]."}))
+    study_studio.draft_cards(ana, page.id)
+    study_studio.generate(ana, page.id, "summary")
+    exported = json.loads(json.dumps(configuration.export(ana), allow_nan=False))
+    assert [draft["front"] for draft in exported["study_card_drafts"]] == [
+        "What makes most of the cell's ATP?", "What do ribosomes build?",
+    ]  # fmt: skip
+    assert exported["study_card_drafts"][1]["passage"]["label"] == "Cell biology"
+    (summary,) = exported["study_outputs"]
+    assert summary["kind"] == "summary" and summary["content"] == {"text": "ATP [1]."}
+    assert summary["passages"][0]["text"].startswith("Mitochondria make") and summary["pageId"] == str(page.id)
