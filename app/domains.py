@@ -328,13 +328,16 @@ DOMAINS = (
         services=(
             "study_ai",
             "study_retrieval",
+            "study_tutor",
             "study_studio",
         ),
         tools=("study_ai",),
         models={
+            "study_tutor": ("study_tutor_exchanges",),
             "study_studio": ("study_outputs", "study_card_drafts"),
         },
         export={
+            "study_tutor": ("study_tutor_exchanges",),
             "study_outputs": ("study_outputs",),
             "study_card_drafts": ("study_card_drafts",),
         },
@@ -355,6 +358,11 @@ DOMAINS = (
             "STUDY_AI_NOT_CONFIGURED": _l(
                 "The notebook's AI isn't configured on this server: no AI provider has an API key. "
                 "Your notes and sources work as usual."
+            ),
+            "STUDY_AI_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
+            "STUDY_AI_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
+            "STUDY_AI_TUTOR_PASSAGE_NOT_FOUND": _l(
+                "That passage is no longer in this source. The source may have been deleted or replaced."
             ),
             "STUDY_AI_OUTPUT_NOT_FOUND": _l("We couldn't find that summary, guide or quiz. It may have been deleted."),
             "STUDY_AI_OUTPUT_KIND_INVALID": _l("Choose a summary, a study guide or a quiz."),

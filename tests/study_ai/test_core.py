@@ -133,6 +133,16 @@ def test_notes_come_first_and_are_trimmed_to_their_budget(on):
     assert [p.text[0] for p in passages] == list("abcd") and {len(p.text) for p in passages} == {2_000}
 
 
+def test_past_the_budget_the_notes_nearest_the_question_are_read_in_the_page_s_order(on):
+    ana = on("mistral")
+    page = a_page(ana, note=None, source=None)
+    for topic in ("osmosis", "diffusion", "mitosis", "meiosis", "ribosomes", "chloroplasts"):
+        notebook.add_note(ana, page.id, f"About {topic}: " + f"{topic} " * 300)
+    passages = passages_for(ana, page, "How do chloroplasts and ribosomes work?")
+    topics = [p.text.split(":")[0] for p in passages]
+    assert topics == ["About osmosis", "About diffusion", "About ribosomes", "About chloroplasts"]
+
+
 # Refusals before any model is asked ------------------------------------------------------------
 
 
