@@ -51,3 +51,8 @@ class StudyCardDraft(Owned, db.Model):
     position: Mapped[int] = mapped_column(Integer, default=0)  # its place in the batch it was drafted in
 
     page: Mapped[StudyPage] = relationship()
+
+    @property
+    def passages(self):
+        """The passage it comes from, as the one-item list an output's `passages` is."""
+        return [self.passage]

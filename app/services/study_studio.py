@@ -216,8 +216,7 @@ def _choice(value, count):
 
 def passages_of(row):
     """The copies of the passages an output cites (or a draft comes from), as study_ai Passages."""
-    found = row.passages if isinstance(row, StudyOutput) else [row.passage]
-    return [study_ai.Passage.from_dict(data) for data in found]
+    return [study_ai.Passage.from_dict(data) for data in row.passages]
 
 
 def _title(value, kind, page):

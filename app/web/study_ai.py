@@ -3,7 +3,7 @@ planning, each in its own section below, all through app/services/study_ai.py.""
 
 import re
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -236,6 +236,16 @@ def studio_drafts(page):
 @bp.app_template_global()
 def studio_has_material(page):
     return study_ai.has_something_to_read(acting_user(), page)
+
+
+@bp.app_template_global()
+def studio_passage_url(row, passage):
+    """Where a passage an output cites (or a draft comes from) is now: its note block on the page,
+    or the passage shown in its source; None once that was deleted."""
+    still_there = g.setdefault("studio_still_there", {})  # one look per output or draft and request
+    if row.id not in still_there:
+        still_there[row.id] = study_tutor.still_there(acting_user(), row.page, [row])
+    return tutor_citation_url(row.page, passage, still_there[row.id])
 
 
 @bp.app_template_global()

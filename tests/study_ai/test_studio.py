@@ -7,7 +7,7 @@ import re
 import pytest
 
 from app.extensions import db
-from app.models import StudyOutput, User
+from app.models import StudyOutput, StudySource, User
 from app.services import study_studio
 from app.services.errors import DomainError, Invalid, NotFound
 from tests.conftest import make_user
@@ -315,3 +315,20 @@ def test_without_javascript_a_summary_opens_on_its_own_page(agent_app, fake):
     refused = ana.http.post(f"{ana.page}/studio/outputs", data={"kind": "poem", "csrf_token": ana.csrf})
     assert refused.status_code == 302
     assert "Choose a summary, a study guide or a quiz." in ana.http.get(f"{ana.page}").get_data(as_text=True)
+
+
+def test_a_cited_passage_links_to_where_it_is_now_until_it_is_deleted(agent_app, fake):
+    page_id = page_of(agent_app, make_user(agent_app))
+    ana = studio_client(agent_app, page_id)
+    fake.script("mistral", says(SUMMARY))
+    ana.post(f"{ana.page}/studio/outputs", kind="summary")
+    listed = ana.http.get(f"{ana.page}/studio/outputs", headers={"HX-Request": "true"}).get_data(as_text=True)
+    links = re.findall(r'href="([^"]+)" data-testid="studio-passage-link"', listed)
+    assert links[0].startswith(f"{ana.page}#block-") and links[1].endswith("/passage?at=2#passage-2")
+    assert ana.http.get(links[1].replace("&amp;", "&")).status_code == 200  # the passage in its source
+    with agent_app.app_context():
+        source_id = db.session.scalar(db.select(StudySource.id))
+    ana.post(f"/notebook/sources/{source_id}/delete")
+    listed = ana.http.get(f"{ana.page}/studio/outputs", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert listed.count('data-testid="studio-passage-link"') == 1 and "No longer on this page." in listed
+    assert "Ribosomes read messenger RNA" in listed  # what it said is still readable
