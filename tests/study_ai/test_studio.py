@@ -54,6 +54,7 @@ def ana(in_app):
 
 def test_a_summary_is_written_from_the_page_s_passages_only_and_stored_with_the_ones_it_cites(ana, fake):
     page = a_page(ana)
+    a_page(ana, title="Rome", note="Caesar crossed the Rubicon.", source="The Senate met in the Curia.")
     fake.script("mistral", says(SUMMARY))
     output = study_studio.generate(ana, page.id, "summary")
     (request,) = fake.requests("mistral")
@@ -62,6 +63,7 @@ def test_a_summary_is_written_from_the_page_s_passages_only_and_stored_with_the_
     assert "Mode: TUTOR" not in body and "Mode: SUPPORTED" not in body
     assert "[1] (Notes)\\n" + NOTE in body and "[4] (Cell biology, passage 3)" in body and "[5]" not in body
     assert "Write a summary of the passages" in body and "never fill it from your own knowledge" in body
+    assert "Rubicon" not in body and "Senate" not in body  # another page's material is not this page's
     assert request.streamed is False and "tools" not in request.body
     assert output.kind == "summary" and output.title == "The cell's machinery"
     # The invented [9] and [12] are gone before anything is stored; [3, …] became [3].
