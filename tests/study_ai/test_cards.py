@@ -312,3 +312,14 @@ def test_the_export_carries_the_drafts_and_the_outputs_with_their_passages(ana, 
     (summary,) = exported["study_outputs"]
     assert summary["kind"] == "summary" and summary["content"] == {"text": "ATP [1]."}
     assert summary["passages"][0]["text"].startswith("Mitochondria make") and summary["pageId"] == str(page.id)
+
+
+def test_drafts_are_made_over_the_gemini_protocol_too(make_agent_app, fake):
+    app = make_agent_app(order="gemini")
+    user_id = make_user(app)
+    with app.test_request_context():
+        ana = db.session.get(User, user_id)
+        fake.script("gemini", says(CARDS))
+        made = study_studio.draft_cards(ana, a_page(ana).id)
+        assert [draft.passage["number"] for draft in made] == [1, 3] and len(fake.requests("gemini")) == 1
+        db.session.remove()

@@ -334,3 +334,17 @@ def test_a_cited_passage_links_to_where_it_is_now_until_it_is_deleted(agent_app,
     listed = ana.http.get(f"{ana.page}/studio/outputs", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert listed.count('data-testid="studio-passage-link"') == 1 and "No longer on this page." in listed
     assert "Ribosomes read messenger RNA" in listed  # what it said is still readable
+
+
+@pytest.mark.parametrize(("kind", "answer"), [("summary", SUMMARY), ("guide", GUIDE), ("quiz", QUIZ)])
+def test_each_output_is_made_over_the_gemini_protocol_too(make_agent_app, fake, kind, answer):
+    app = make_agent_app(order="gemini")
+    user_id = make_user(app)
+    with app.test_request_context():
+        ana = db.session.get(User, user_id)
+        fake.script("gemini", says(answer))
+        output = study_studio.generate(ana, a_page(ana).id, kind)
+        (request,) = fake.requests("gemini")
+        assert "Mode: GROUNDED" in body_of(request) and "supported" in body_of(request)  # the schema, sent
+        assert output.kind == kind and output.passages
+        db.session.remove()
