@@ -345,6 +345,7 @@ def test_each_output_is_made_over_the_gemini_protocol_too(make_agent_app, fake, 
         fake.script("gemini", says(answer))
         output = study_studio.generate(ana, a_page(ana).id, kind)
         (request,) = fake.requests("gemini")
-        assert "Mode: GROUNDED" in body_of(request) and "supported" in body_of(request)  # the schema, sent
+        schema = request.body["generationConfig"]["responseSchema"]
+        assert "Mode: GROUNDED" in body_of(request) and set(schema["properties"]) == set(answer)
         assert output.kind == kind and output.passages
         db.session.remove()
