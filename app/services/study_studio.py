@@ -116,16 +116,11 @@ def task_for(kind, focus=None, *, cards=None, existing=()):
 
 
 def _asked(user, page, kind, focus, **task):
-    """The page's passages (retrieved for the focus when there is one) and the model's answer."""
+    """The page's passages (retrieved for the focus when there is one) and the model's answer.
+    The focus reaches the model inside the task, not as a question to answer."""
     passages = study_ai.passages_for(user, page, focus)
     answer = study_ai.ask(
-        user,
-        page,
-        study_ai.Mode.GROUNDED,
-        task_for(kind, focus, **task),
-        SCHEMAS[kind],
-        question=focus,
-        passages=passages,
+        user, page, study_ai.Mode.GROUNDED, task_for(kind, focus, **task), SCHEMAS[kind], passages=passages
     )
     return answer, passages
 

@@ -121,7 +121,7 @@ def test_a_focus_retrieves_its_passages_and_is_kept_with_the_output(ana, fake):
     fake.script("mistral", says({**SUMMARY, "text": "The membrane is a lipid bilayer [2]."}))
     output = study_studio.generate(ana, page.id, "summary", focus="  lipid   bilayer ")
     body = body_of(fake.requests("mistral")[0])
-    assert "Centre it on what the passages say about: lipid bilayer" in body
+    assert "Centre it on what the passages say about: lipid bilayer" in body and "Question:" not in body
     assert "[2] (Cell biology, passage 3)\\nThe cell membrane is a lipid bilayer" in body  # retrieved first
     assert output.focus == "lipid bilayer" and output.passages[0]["position"] == 3
 
