@@ -294,5 +294,5 @@ def _numbers_in(group):
 def citations_in(text, passages):
     """The passages `text` cites, in the order first cited (each once)."""
     by_number = {passage.number: passage for passage in passages}
-    numbers = re.findall(r"\[(\d+)\]", "".join(_CODE.split(cited(text, passages))[::2]))
+    numbers = re.findall(r"\[(\d+)\](?!\()", "".join(_CODE.split(cited(text, passages))[::2]))
     return [by_number[number] for number in dict.fromkeys(int(n) for n in numbers)]

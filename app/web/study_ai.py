@@ -12,8 +12,9 @@ from markupsafe import Markup
 from werkzeug.datastructures import MultiDict
 
 from app.agent.markdown import render as render_markdown
+from app.ai import study_model
 from app.services import notebook, study_ai, study_studio, study_tutor
-from app.services.errors import DomainError
+from app.services.errors import DomainError, message_for
 from app.services.study_ai import Passage
 from app.web.acting import acting_user
 from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, prefilled, refused, show_dialog
@@ -29,7 +30,6 @@ bp = Blueprint("study_ai", __name__, url_prefix="/notebook")
 # keeps the question typed. Citations are plain links: a note's to its block on this page
 # (highlighted by `:target`), a source passage's to that passage shown in its source.
 
-TUTOR = "notebook/ai/_tutor.html"
 TUTOR_CONVERSATION = "notebook/ai/_tutor_conversation.html"
 TUTOR_FORM = "notebook/ai/_tutor_form.html"
 TUTOR_PASSAGE = "notebook/ai/tutor_passage.html"
@@ -45,6 +45,13 @@ def tutor_of(page):
     user = acting_user()
     exchanges = study_tutor.exchanges(user, page)
     return {"exchanges": exchanges, "present": study_tutor.still_there(user, page, exchanges)}
+
+
+@bp.app_template_global()
+def study_ai_off():
+    """Why no model can answer on this server (no key at all), so the page says so up front
+    instead of offering to ask; None when the chain has a model."""
+    return None if study_model().configured else message_for("STUDY_AI_NOT_CONFIGURED")
 
 
 @bp.app_template_global()
@@ -122,6 +129,7 @@ def tutor(page_id):
 @bp.post("/pages/<page_id>/tutor")
 @login_required
 def tutor_ask(page_id):
+    """One question, answered and kept; the question box comes back empty (or, refused, as typed)."""
     page = notebook.get_page(acting_user(), page_id)
     question = request.form.get("question", "")
     try:

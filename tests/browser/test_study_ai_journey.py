@@ -91,6 +91,7 @@ def ask_and_follow_the_citations(page, app, base_url, fake, question, text, pend
     expect(cited).to_contain_text(re.compile("membrane", re.IGNORECASE))
     highlight = cited.evaluate("element => getComputedStyle(element).borderLeftStyle")
     assert highlight == "solid"
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
     page.go_back()
 
     note_id = cells_note_id(app)
