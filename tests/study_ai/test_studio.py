@@ -349,3 +349,12 @@ def test_each_output_is_made_over_the_gemini_protocol_too(make_agent_app, fake, 
         assert "Mode: GROUNDED" in body_of(request) and set(schema["properties"]) == set(answer)
         assert output.kind == kind and output.passages
         db.session.remove()
+
+
+def test_a_server_without_any_model_says_so_and_offers_nothing_to_make(make_agent_app, fake):
+    app = make_agent_app(LLM_ENV={})
+    page_id = page_of(app, make_user(app))
+    html = studio_client(app, page_id).http.get(f"/notebook/pages/{page_id}").get_data(as_text=True)
+    assert 'data-testid="studio-off"' in html and "isn&#39;t configured on this server" in html
+    assert 'data-testid="studio-generate"' not in html and 'data-testid="studio-cards-form"' not in html
+    assert 'data-testid="studio-no-outputs"' in html  # what was made before stays readable
