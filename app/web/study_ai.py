@@ -209,8 +209,6 @@ STUDIO_READY = {
     "guide": _l("Study guide ready: “%(title)s”."),
     "quiz": _l("Quiz ready: “%(title)s”."),
 }
-STUDIO_CITATION = re.compile(r"\[(\d+)\]")
-STUDIO_VERBATIM = re.compile(r"(<(?:code|pre)\b.*?</(?:code|pre)>|<[^>]+>)", re.DOTALL)
 
 
 @bp.app_template_filter("studio_cited")
@@ -227,8 +225,8 @@ def studio_cited(text, output):
         link = Markup('<a class="studio-cite" href="#output-{}-{}" aria-label="{}" data-testid="studio-cite">{}</a>')
         return str(link.format(output.id, passage.number, label, passage.number))
 
-    parts = STUDIO_VERBATIM.split(render_markdown(text))  # nh3 has sanitised it; the chips are built here
-    return Markup("".join(part if index % 2 else STUDIO_CITATION.sub(chip, part) for index, part in enumerate(parts)))
+    parts = _VERBATIM.split(render_markdown(text))  # nh3 has sanitised it; the chips are built here
+    return Markup("".join(part if index % 2 else _CITATION.sub(chip, part) for index, part in enumerate(parts)))
 
 
 @bp.app_template_global()
