@@ -49,6 +49,7 @@ from app.services import (
     study_board,
     study_cycles,
     study_sources,
+    study_studio,
     study_tutor,
     tasks,
     widgets,
@@ -452,6 +453,16 @@ def export_study_sessions(user):
             {"entryId": str(link.entry_id), "pageId": str(link.page_id)} for link in study_cycles.entry_links(user)
         ],
     }
+
+
+def export_study_outputs(user):
+    """Every page's summaries, study guides and quizzes, with the passages each cites."""
+    return [study_studio.output_data(output) for output in study_studio.every_output(user)]
+
+
+def export_study_card_drafts(user):
+    """The AI flashcard drafts still waiting, each with the passage it comes from."""
+    return [study_studio.draft_data(draft) for draft in study_studio.every_draft(user)]
 
 
 def _enum(value):

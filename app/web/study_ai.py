@@ -3,20 +3,22 @@ planning, each in its own section below, all through app/services/study_ai.py.""
 
 import re
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 from flask_login import login_required
 from markupsafe import Markup
 from werkzeug.datastructures import MultiDict
 
 from app.agent.markdown import render as render_markdown
 from app.ai import study_model
-from app.services import notebook, study_tutor
+from app.services import notebook, study_ai, study_studio, study_tutor
 from app.services.errors import DomainError, message_for
 from app.services.study_ai import Passage
 from app.web.acting import acting_user
-from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE
+from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, prefilled, refused, show_dialog
+from app.web.forms import form_refused
 from app.web.notebook import KIND_NAMES
 from app.web.rendering import is_htmx, trigger
 
@@ -184,3 +186,341 @@ def tutor_passage(source_id):
     source, passages, position = study_tutor.passage_in_source(acting_user(), source_id, request.args.get("at"))
     page = notebook.get_page(acting_user(), source.page_id)
     return render_template(TUTOR_PASSAGE, page=page, source=source, passages=passages, at=position, active="notebook")
+
+
+# -- the studio --
+# A page's studio (templates/notebook/ai/_studio*.html, included by the study page): summaries,
+# study guides and quizzes made from the page's passages only, and AI flashcard drafts to accept
+# or discard (app/services/study_studio.py). Every button is a form, so it works without
+# JavaScript; with htmx a write swaps nothing but its own form, and the lists refresh themselves:
+# the drafts on `domain:study_ai`, the outputs on `studio:outputs` (a quiz being answered is not
+# wiped by a card accepted beside it).
+
+STUDIO_GENERATE = "notebook/ai/_studio_generate.html"
+STUDIO_CARDS_FORM = "notebook/ai/_studio_cards_form.html"
+STUDIO_OUTPUTS = "notebook/ai/_studio_outputs.html"
+STUDIO_DRAFTS = "notebook/ai/_studio_drafts.html"
+STUDIO_QUIZ = "notebook/ai/_studio_quiz.html"
+STUDIO_PAGE = "notebook/ai/_studio_page.html"
+STUDIO_DRAFT_FORM = "notebook/ai/_studio_draft_form.html"
+STUDIO_KINDS = {"summary": _l("Summary"), "guide": _l("Study guide"), "quiz": _l("Quiz")}
+STUDIO_READY = {
+    "summary": _l("Summary ready: “%(title)s”."),
+    "guide": _l("Study guide ready: “%(title)s”."),
+    "quiz": _l("Quiz ready: “%(title)s”."),
+}
+
+
+@bp.app_template_filter("studio_cited")
+def studio_cited(text, output):
+    """A studio text's Markdown as sanitised HTML, each citation [n] of a passage the output keeps a
+    chip linking to that passage, listed under the output (tags and code are left alone)."""
+    cited = {passage.number: passage for passage in study_studio.passages_of(output)}
+
+    def chip(found):
+        passage = cited.get(int(found.group(1)))
+        if passage is None:
+            return found.group()
+        label = _("Passage %(number)s: %(where)s", number=passage.number, where=studio_passage_label(passage, False))
+        link = Markup('<a class="studio-cite" href="#output-{}-{}" aria-label="{}" data-testid="studio-cite">{}</a>')
+        return str(link.format(output.id, passage.number, label, passage.number))
+
+    parts = _VERBATIM.split(render_markdown(text))  # nh3 has sanitised it; the chips are built here
+    return Markup("".join(part if index % 2 else _CITATION.sub(chip, part) for index, part in enumerate(parts)))
+
+
+@bp.app_template_global()
+def studio_outputs(page):
+    return study_studio.outputs(acting_user(), page.id)
+
+
+@bp.app_template_global()
+def studio_drafts(page):
+    return study_studio.drafts(acting_user(), page.id)
+
+
+@bp.app_template_global()
+def studio_has_material(page):
+    return study_ai.has_something_to_read(acting_user(), page)
+
+
+@bp.app_template_global()
+def studio_passage_url(row, passage):
+    """Where a passage an output cites (or a draft comes from) is now: its note block on the page,
+    or the passage shown in its source; None once that was deleted."""
+    still_there = g.setdefault("studio_still_there", {})  # one look per output or draft and request
+    if row.id not in still_there:
+        still_there[row.id] = study_tutor.still_there(acting_user(), row.page, [row])
+    return tutor_citation_url(row.page, passage, still_there[row.id])
+
+
+@bp.app_template_global()
+def studio_kind_name(kind):
+    return STUDIO_KINDS[kind]
+
+
+@bp.app_template_global()
+def studio_passages(row):
+    return study_studio.passages_of(row)
+
+
+@bp.app_template_global()
+def studio_passage_label(passage, numbered=True):
+    """Where a passage comes from, as its citation reads: "[2] Cell biology, passage 4"."""
+    where = (
+        _("%(source)s, passage %(position)s", source=passage.label, position=passage.position)
+        if passage.position
+        else passage.label
+    )
+    return f"[{passage.number}] {where}" if numbered else where
+
+
+@bp.get("/pages/<page_id>/studio/outputs")
+@login_required
+def studio_outputs_list(page_id):
+    """The outputs again, newest first: what the list fetches after one is made or deleted."""
+    page = notebook.get_page(acting_user(), page_id)
+    if not is_htmx():
+        return redirect(url_for("notebook.page", page_id=page.id, _anchor="studio"))
+    return render_template(STUDIO_OUTPUTS, page=page)
+
+
+@bp.post("/pages/<page_id>/studio/outputs")
+@login_required
+def studio_generate(page_id):
+    """A summary, a study guide or a quiz of the page. The form comes back empty with a toast and
+    the list shows the new output open; a refusal comes back in the form, the focus kept."""
+    page = notebook.get_page(acting_user(), page_id)
+    try:
+        output = study_studio.generate(acting_user(), page.id, request.form.get("kind"), request.form.get("focus"))
+    except DomainError as error:
+        return _studio_refused(STUDIO_GENERATE, page, error)
+    message = STUDIO_READY[output.kind] % {"title": output.title}
+    if not is_htmx():
+        flash(message, "success")
+        return redirect(url_for("study_ai.studio_output", output_id=output.id))
+    trigger("studio:outputs")
+    trigger("toast", {"message": message, "kind": "success"})
+    return render_template(STUDIO_GENERATE, page=page, form=MultiDict(), fields={}, error=None)
+
+
+@bp.get("/studio/outputs/<output_id>")
+@login_required
+def studio_output(output_id):
+    """One output on a page of its own."""
+    output = study_studio.get_output(acting_user(), output_id)
+    return render_template(STUDIO_PAGE, output=output, active="notebook")
+
+
+@bp.get("/studio/outputs/<output_id>/quiz")
+@login_required
+def studio_quiz(output_id):
+    """A quiz unanswered again ("Try again")."""
+    quiz = study_studio.get_output(acting_user(), output_id)
+    if not is_htmx() or quiz.kind != "quiz":
+        return redirect(url_for("study_ai.studio_output", output_id=quiz.id))
+    return render_template(STUDIO_QUIZ, quiz=quiz, marks=None)
+
+
+@bp.post("/studio/outputs/<output_id>/check")
+@login_required
+def studio_check_quiz(output_id):
+    """The quiz marked: each question right or not, its answer and why, and the score."""
+    quiz = study_studio.get_output(acting_user(), output_id)
+    chosen = {int(name[1:]): value for name, value in request.form.items() if re.fullmatch(r"q\d{1,2}", name)}
+    try:
+        marks = study_studio.check_quiz(acting_user(), quiz.id, chosen)
+    except DomainError as error:
+        flash(error.message, "error")
+        return redirect(url_for("study_ai.studio_output", output_id=quiz.id))
+    if is_htmx():
+        return render_template(STUDIO_QUIZ, quiz=quiz, marks=marks)
+    return render_template(STUDIO_PAGE, output=quiz, marks=marks, active="notebook")
+
+
+@bp.get("/studio/outputs/<output_id>/delete")
+@login_required
+def studio_confirm_delete(output_id):
+    output = study_studio.get_output(acting_user(), output_id)
+    context = {
+        "title": _l("Delete this output?"),
+        "name": output.title,
+        "consequence": _("“%(title)s” will be deleted for good.", title=output.title),
+        "action": url_for("study_ai.studio_delete", output_id=output.id),
+        "error": None,
+        "dialog_fragment": CONFIRM_DELETE,
+    }
+    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+
+
+@bp.post("/studio/outputs/<output_id>/delete")
+@login_required
+def studio_delete(output_id):
+    output = study_studio.get_output(acting_user(), output_id)
+    page_id = output.page_id
+    study_studio.delete_output(acting_user(), output.id)
+    if is_htmx():
+        trigger("studio:outputs")
+        trigger("toast", {"message": _("Deleted."), "kind": "success"})
+    return done("notebook.page", page_id=page_id, _anchor="studio")
+
+
+@bp.get("/pages/<page_id>/studio/drafts")
+@login_required
+def studio_drafts_list(page_id):
+    """The drafts again: what the list fetches when the notebook's AI changed something."""
+    page = notebook.get_page(acting_user(), page_id)
+    if not is_htmx():
+        return redirect(url_for("notebook.page", page_id=page.id, _anchor="studio"))
+    return render_template(STUDIO_DRAFTS, page=page)
+
+
+@bp.post("/pages/<page_id>/studio/drafts")
+@login_required
+def studio_draft_cards(page_id):
+    """Flashcard drafts from the page's passages, listed below the form for the student to settle."""
+    page = notebook.get_page(acting_user(), page_id)
+    try:
+        made = study_studio.draft_cards(acting_user(), page.id, request.form.get("count"), request.form.get("focus"))
+    except DomainError as error:
+        return _studio_refused(STUDIO_CARDS_FORM, page, error)
+    message = ngettext(
+        "%(num)s flashcard drafted. Accept it if it's worth keeping.",
+        "%(num)s flashcards drafted. Accept the ones worth keeping.",
+        len(made),
+    )
+    if not is_htmx():
+        flash(message, "success")
+        return redirect(url_for("notebook.page", page_id=page.id, _anchor="studio-cards-title"))
+    trigger("toast", {"message": message, "kind": "success"})
+    return render_template(STUDIO_CARDS_FORM, page=page, form=MultiDict({"count": request.form.get("count", "")}),
+                           fields={}, error=None)  # fmt: skip
+
+
+@bp.post("/studio/drafts/<draft_id>/accept")
+@login_required
+def studio_accept_draft(draft_id):
+    draft = study_studio.get_draft(acting_user(), draft_id)
+    page_id = draft.page_id
+    return _drafts_settled(page_id, lambda: [study_studio.accept_draft(acting_user(), draft.id)])
+
+
+@bp.post("/pages/<page_id>/studio/drafts/accept")
+@login_required
+def studio_accept_all(page_id):
+    page = notebook.get_page(acting_user(), page_id)
+    return _drafts_settled(page.id, lambda: study_studio.accept_all(acting_user(), page.id))
+
+
+@bp.post("/studio/drafts/<draft_id>/discard")
+@login_required
+def studio_discard_draft(draft_id):
+    draft = study_studio.get_draft(acting_user(), draft_id)
+    page_id = draft.page_id
+    study_studio.discard_draft(acting_user(), draft.id)
+    if not is_htmx():
+        flash(_("Draft discarded."), "success")
+        return redirect(url_for("notebook.page", page_id=page_id, _anchor="studio-cards-title"))
+    trigger("toast", {"message": _("Draft discarded."), "kind": "success"})
+    return "", 204
+
+
+@bp.get("/pages/<page_id>/studio/drafts/discard")
+@login_required
+def studio_confirm_discard_all(page_id):
+    page = notebook.get_page(acting_user(), page_id)
+    waiting = len(study_studio.drafts(acting_user(), page.id))
+    context = {
+        "title": _l("Discard every draft?"),
+        "name": page.title,
+        "consequence": ngettext(
+            "%(num)s flashcard draft waiting on “%(page)s” will be discarded.",
+            "%(num)s flashcard drafts waiting on “%(page)s” will be discarded.",
+            waiting,
+            page=page.title,
+        ),
+        "action": url_for("study_ai.studio_discard_all", page_id=page.id),
+        "error": None,
+        "dialog_fragment": CONFIRM_DELETE,
+    }
+    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+
+
+@bp.post("/pages/<page_id>/studio/drafts/discard")
+@login_required
+def studio_discard_all(page_id):
+    page = notebook.get_page(acting_user(), page_id)
+    gone = study_studio.discard_all(acting_user(), page.id)
+    if is_htmx():
+        trigger("toast", {"message": ngettext("%(num)s draft discarded.", "%(num)s drafts discarded.", gone),
+                          "kind": "success"})  # fmt: skip
+    return done("notebook.page", page_id=page.id, _anchor="studio-cards-title")
+
+
+@bp.get("/studio/drafts/<draft_id>/edit")
+@login_required
+def studio_edit_draft_form(draft_id):
+    draft = study_studio.get_draft(acting_user(), draft_id)
+    return show_dialog(STUDIO_DRAFT_FORM, form=prefilled({"front": draft.front, "back": draft.back}), draft=draft)
+
+
+@bp.post("/studio/drafts/<draft_id>/edit")
+@login_required
+def studio_edit_draft(draft_id):
+    """The draft's new sides, kept as a draft, or accepted as they are now ("Accept card")."""
+    draft = study_studio.get_draft(acting_user(), draft_id)
+    page_id = draft.page_id
+    front, back = request.form.get("front"), request.form.get("back")
+    accepting = request.form.get("then") == "accept"
+    try:
+        if accepting:
+            study_studio.accept_draft(acting_user(), draft.id, front, back)
+        else:
+            study_studio.edit_draft(acting_user(), draft.id, front, back)
+    except DomainError as error:
+        return refused(STUDIO_DRAFT_FORM, error, draft=draft)
+    message = _accepted_message(1) if accepting else _("Draft saved.")
+    if is_htmx():
+        trigger("toast", _accepted_toast(1) if accepting else {"message": message, "kind": "success"})
+    else:
+        flash(message, "success")
+    return done("notebook.page", page_id=page_id, _anchor="studio-cards-title")
+
+
+def _drafts_settled(page_id, accepting):
+    """Drafts accepted: a toast linking to the review; the drafts and the page's cards refresh."""
+    try:
+        cards = accepting()
+    except DomainError as error:
+        if is_htmx():
+            body = render_template("routines/_toast.html", kind="error", title=error.message)
+            return body, error.status, {"HX-Reswap": "none"}
+        flash(error.message, "error")
+        return redirect(url_for("notebook.page", page_id=page_id, _anchor="studio-cards-title"))
+    if not is_htmx():
+        flash(_accepted_message(len(cards)), "success")
+        return redirect(url_for("notebook.page", page_id=page_id, _anchor="studio-cards-title"))
+    trigger("toast", _accepted_toast(len(cards)))
+    return "", 204
+
+
+def _accepted_message(count):
+    return ngettext(
+        "Flashcard added to the page: it's due for review now.",
+        "%(num)s flashcards added to the page: they're due for review now.",
+        count,
+    )
+
+
+def _accepted_toast(count):
+    link = {"href": url_for("notebook.review"), "label": _("Review now")}
+    return {"message": _accepted_message(count), "kind": "success", "link": link}
+
+
+def _studio_refused(template, page, error):
+    """A studio form refused: again with the reason and what was chosen (the page stays as it
+    was); without JavaScript, back to the page with the reason."""
+    if is_htmx():
+        return form_refused(template, error, page=page)
+    flash(error.message if not error.details else " ".join(error.field_messages.values()), "error")
+    return redirect(url_for("notebook.page", page_id=page.id, _anchor="studio"))

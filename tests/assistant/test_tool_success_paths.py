@@ -4,6 +4,7 @@ tool without a case fails `test_every_registered_tool_has_a_success_case`.
 
 Also pinned: the memory notes' limits, and a NUL character refused in any tool argument."""
 
+import json
 from datetime import date, timedelta
 
 import pytest
@@ -22,6 +23,7 @@ from app.models import (
     QuickNote,
     Routine,
     RoutineKind,
+    StudyCardDraft,
     Task,
     User,
 )
@@ -42,6 +44,7 @@ from app.services import (
     study_cycles,
     tasks,
 )
+from tests.assistant.conftest import Reply
 from tests.builders import a_study_cycle
 from tests.conftest import make_user
 
@@ -422,6 +425,15 @@ CASES = {
         lambda life: {"page": ids(life, "cells"), "source": "flowchart TD\n  A --> B"},
         lambda result, life, user: [(b.kind, b.page_id) for b in rows(PageBlock)] == [("diagram", life["cells"].id)],
     ),
+    "generateStudyCards": (
+        lambda life: {"page": "Cells", "count": 2},
+        lambda result, life, user: (
+            [(d.front, d.back, d.passage["number"]) for d in rows(StudyCardDraft)]
+            == [("What is a cell?", "The unit of life.", 1)]
+            and result["awaiting"] == 1
+            and [b.kind for b in rows(PageBlock)] == ["note"]  # a draft, not a card: the person accepts it
+        ),
+    ),
     "showDiagram": (
         lambda life: {"source": "mindmap\n  root((Cells))"},
         lambda result, life, user: result["diagram"] == "mindmap\n  root((Cells))" and rows(PageBlock) == [],
@@ -512,9 +524,35 @@ def test_every_registered_tool_has_a_success_case():
     assert sorted(registry.REGISTRY) == sorted(CASES)
 
 
+# The tools that ask the study door (app/services/study_ai.py), and the answer the wire fake gives it.
+STUDY_DOOR = {
+    "generateStudyCards": {
+        "supported": True,
+        "cards": [{"front": "What is a cell?", "back": "The unit of life [1].", "passage": 1}],
+    },
+}
+
+
+@pytest.fixture
+def ana_on_the_wire(make_agent_app, fake):
+    """Ana in an app whose chain is the wire fake, for the tools that ask a model themselves."""
+    app = make_agent_app()
+    user_id = make_user(app)
+    with app.test_request_context():
+        user = db.session.get(User, user_id)
+        user.timezone = "UTC"
+        db.session.commit()
+        yield user
+        db.session.remove()
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_each_tool_succeeds_when_asked_properly(ana, name):
+def test_each_tool_succeeds_when_asked_properly(request, name):
+    ana = request.getfixturevalue("ana_on_the_wire" if name in STUDY_DOOR else "ana")
     life = a_life(ana)
+    if name in STUDY_DOOR:
+        notebook.add_note(ana, life["cells"].id, "A cell is the unit of life.")
+        request.getfixturevalue("fake").script("mistral", Reply.says(json.dumps(STUDY_DOOR[name])))
     if name in ("decreaseUserGoalValue",):
         goals.increase(ana, life["five_k"].id, 1)
     if name == "restoreUserGoal":
