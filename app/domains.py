@@ -322,6 +322,30 @@ DOMAINS = (
         toolset="study notebook: topics and pages, notes, diagrams shown or kept, concept boards, today's study plan",
     ),
     Domain(
+        "study_ai",
+        Elsewhere("on each notebook page (/notebook/pages/<id>): the tutor, the studio and the board's planning"),
+        blueprint="study_ai",
+        services=(
+            "study_ai",
+            "study_retrieval",
+        ),
+        errors={
+            "NOTEBOOK_NOTHING_TO_STUDY": _l(
+                "This page has nothing to study from yet. Write a note or add a source to it, then ask again."
+            ),
+            "STUDY_AI_RATE_LIMITED": _l(
+                "You've asked the notebook's AI a lot this hour. You can ask again at %(time)s."
+            ),
+            "STUDY_AI_UNAVAILABLE": _l(
+                "The notebook's AI couldn't reach any AI model right now. Try again in a minute."
+            ),
+            "STUDY_AI_NOT_CONFIGURED": _l(
+                "The notebook's AI isn't configured on this server: no AI provider has an API key. "
+                "Your notes and sources work as usual."
+            ),
+        },
+    ),
+    Domain(
         "study_cycles",
         Elsewhere("inside the notebook, at /notebook/cycles"),
         blueprint="study_cycles",
