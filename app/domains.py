@@ -328,6 +328,7 @@ DOMAINS = (
         services=(
             "study_ai",
             "study_retrieval",
+            "study_planning",
         ),
         errors={
             "NOTEBOOK_NOTHING_TO_STUDY": _l(
@@ -343,6 +344,8 @@ DOMAINS = (
                 "The notebook's AI isn't configured on this server: no AI provider has an API key. "
                 "Your notes and sources work as usual."
             ),
+            "NOTEBOOK_EXPLAIN_NOTES_ONLY": _l("Only notes and board concepts can be explained."),
+            "STUDY_AI_ROADMAP_NONE_PICKED": _l("Pick at least one concept to add to the board."),
         },
     ),
     Domain(

@@ -26,7 +26,7 @@ from app.services.onboarding import folded
 from app.services.study_ai import Mode, Passage
 from app.services.study_sources import SEARCH_MAX_CHARS
 
-PROMPT = Path(__file__).resolve().parents[2] / "prompts" / "study_planning_tasks.md"  # the tasks; the modes are study_<mode>.md
+PROMPT = Path(__file__).resolve().parents[2] / "prompts" / "study_planning_tasks.md"  # the modes: study_<mode>.md
 ROADMAP_MAX = 12  # concepts one draft proposes
 DESCRIPTION_SHORT = 300  # a suggested concept's description, as the draft shows it
 LEADS_TO_MAX = 4  # suggested connections from one concept
@@ -254,4 +254,3 @@ def _template():
 
 def _task(kind, **context):
     return _template().render(kind=kind, **context).strip()
-
