@@ -31,6 +31,7 @@ ROADMAP_MAX = 12  # concepts one draft proposes
 DESCRIPTION_SHORT = 300  # a suggested concept's description, as the draft shows it
 LEADS_TO_MAX = 4  # suggested connections from one concept
 EXPLANATION_MAX = 6000  # characters of an explanation shown
+NOTE_IN_TASK = 3000  # characters of the note explained, so the task's own words fit its limit
 
 
 # The answers the model is asked for (typed loosely: the cleaning below decides what is kept) ------
@@ -84,8 +85,7 @@ class Added:
 class Explanation:
     subject: str  # what was explained: the concept's title, or the note's opening words
     text: str  # the explanation, citing only passages that exist
-    passages: list[Passage]  # the passages it was given, numbered as its citations read
-    cited: list[Passage]  # those it cites, in the order cited
+    cited: list[Passage]  # the passages it cites, in the order first cited
 
 
 # Explain this ----------------------------------------------------------------------------------
@@ -99,7 +99,7 @@ def explain_block(user, block_id):
     page = notebook.get_page(user, block.page_id)
     subject = _opening(block.text)
     passages = _without_block(study_ai.passages_for(user, page, question=_question(block.text)), block.id)
-    task = _task("explain_note", text=block.text)
+    task = _task("explain_note", text=block.text[:NOTE_IN_TASK])
     return _explained(user, page, subject, task, passages)
 
 
@@ -115,7 +115,7 @@ def explain_node(user, node_id):
 def _explained(user, page, subject, task, passages):
     answer = study_ai.ask(user, page, Mode.SUPPORTED, task, ExplanationAnswer, passages=passages)
     text = study_ai.cited(answer.explanation.strip()[:EXPLANATION_MAX], passages)
-    return Explanation(subject=subject, text=text, passages=passages, cited=study_ai.citations_in(text, passages))
+    return Explanation(subject=subject, text=text, cited=study_ai.citations_in(text, passages))
 
 
 def _without_block(passages, block_id):

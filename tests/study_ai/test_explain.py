@@ -159,3 +159,16 @@ def test_without_javascript_the_page_is_drawn_again_with_the_explanation_under_i
     assert response.status_code == 200 and "<h1>Cells</h1>" in html
     slot = re.search(rf'id="explain-block-{ana.note_id}" aria-live="polite">(.*?)</details>', html, re.DOTALL)
     assert slot and "Respiration happens in mitochondria" in slot.group(1)
+
+
+def test_a_concept_on_a_page_with_nothing_to_read_is_refused_before_any_model_is_asked(agent_app, fake):
+    make_user(agent_app)
+    ana = AgentClient(agent_app)
+    with agent_app.test_request_context():
+        user = db.session.scalar(db.select(User).where(User.email == "ana@example.com"))
+        node_id = study_board.add_node(user, a_page(user, note=None, source=None).id, "Osmosis").id
+        db.session.remove()
+    response = ana.post(f"/notebook/board/nodes/{node_id}/explain")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422 and 'data-key="NOTEBOOK_NOTHING_TO_STUDY"' in html
+    assert "Write a note or add a source" in html and fake.requests() == []

@@ -207,3 +207,21 @@ def test_a_draft_keeps_only_clean_new_concepts_and_connections_it_can_draw(in_ap
     assert draft.suggestions[0] == Suggestion("Organelles", None, ("Mitochondria",))
     assert draft.suggestions[1].leads_to == ("Cell membrane",)
     assert len(draft.suggestions[1].description) == study_planning.DESCRIPTION_SHORT
+
+
+def test_without_javascript_the_study_page_is_drawn_again_with_the_draft_then_what_was_added(agent_app, fake):
+    make_user(agent_app)
+    ana = Student(agent_app)
+    assert "Suggest concepts" in ana.http.get(f"/notebook/pages/{ana.page_id}").get_data(as_text=True)  # a board
+    fake.script("mistral", says(ROADMAP))
+    response = ana.http.post(f"/notebook/pages/{ana.page_id}/roadmap", data={"csrf_token": ana.csrf})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "<h1>Cells</h1>" in html and 'id="board"' in html
+    assert suggested(html) == ["Organelles", "Mitochondria", "Protein synthesis"]
+    form = {"csrf_token": ana.csrf, "pick": ["2"], **carried(ROADMAP["concepts"][1:])}
+    response = ana.http.post(f"/notebook/pages/{ana.page_id}/roadmap/add", data=form)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "1 concept added to the board." in html
+    assert ana.board() == (["Cell membrane", "Protein synthesis"], [])
+    assert ana.http.post(f"/notebook/pages/{ana.page_id}/roadmap/add", data=form).status_code == 200  # reloaded
+    assert ana.board() == (["Cell membrane", "Protein synthesis"], [])
