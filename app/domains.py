@@ -329,7 +329,14 @@ DOMAINS = (
             "study_ai",
             "study_retrieval",
             "study_planning",
+            "study_tutor",
         ),
+        models={
+            "study_tutor": ("study_tutor_exchanges",),
+        },
+        export={
+            "study_tutor": ("study_tutor_exchanges",),
+        },
         errors={
             "NOTEBOOK_NOTHING_TO_STUDY": _l(
                 "This page has nothing to study from yet. Write a note or add a source to it, then ask again."
@@ -346,6 +353,11 @@ DOMAINS = (
             ),
             "NOTEBOOK_EXPLAIN_NOTES_ONLY": _l("Only notes and board concepts can be explained."),
             "STUDY_AI_ROADMAP_NONE_PICKED": _l("Pick at least one concept to add to the board."),
+            "STUDY_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
+            "STUDY_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
+            "STUDY_TUTOR_PASSAGE_NOT_FOUND": _l(
+                "That passage is no longer in this source. The source may have been deleted or replaced."
+            ),
         },
     ),
     Domain(

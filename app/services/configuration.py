@@ -37,6 +37,7 @@ from app.models import (
 )
 from app.models.mood import MoodEntry
 from app.models.study_sources import StudySource
+from app.models.study_tutor import StudyTutorExchange
 from app.services import (
     categories,
     focus,
@@ -48,6 +49,7 @@ from app.services import (
     study_board,
     study_cycles,
     study_sources,
+    study_tutor,
     tasks,
     widgets,
 )
@@ -401,6 +403,18 @@ def export_notebook_sources(user):
         .order_by(StudySource.page_id, StudySource.created_at, StudySource.id)
     ).all()
     return [study_sources.source_data(source) for source in rows]
+
+
+def export_study_tutor(user):
+    """Every question asked of the tutor on a notebook page, with its answer and what it cited."""
+    return [
+        study_tutor.exchange_data(exchange)
+        for exchange in db.session.scalars(
+            db.select(StudyTutorExchange)
+            .where(StudyTutorExchange.user_id == user.id)
+            .order_by(StudyTutorExchange.page_id, StudyTutorExchange.created_at, StudyTutorExchange.id)
+        )
+    ]
 
 
 def export_study_cycles(user):

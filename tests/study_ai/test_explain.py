@@ -69,7 +69,11 @@ def test_explaining_a_note_reads_the_pages_passages_and_links_the_ones_it_cites(
     assert citations(html) == [(f"#{slot}-passage-1", "1"), (f"#{slot}-passage-2", "2")]
     assert f'id="{slot}-passage-1"' in html and f'id="{slot}-passage-2"' in html  # each quoted under it
     assert f'href="#block-{ana.second_note_id}"' in html and SECOND_NOTE in html  # the note, on the page
-    assert re.search(r"Cell biology, passage \d", html)  # the source, by its title and place
+    source = re.search(
+        r'<a href="(/notebook/sources/[0-9a-f-]+/passage\?at=(\d)#passage-\2)"[^>]*>Cell biology, passage \2<', html
+    )
+    assert source, "the source passage links to its place in the source"
+    assert ana.http.get(source.group(1)).status_code == 200  # where the tutor's citations lead
     assert "Explanation of “Mitochondria make most" in html
 
 
