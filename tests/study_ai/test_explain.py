@@ -176,3 +176,17 @@ def test_a_concept_on_a_page_with_nothing_to_read_is_refused_before_any_model_is
     html = response.get_data(as_text=True)
     assert response.status_code == 422 and 'data-key="NOTEBOOK_NOTHING_TO_STUDY"' in html
     assert "Write a note or add a source" in html and fake.requests() == []
+
+
+def test_the_only_note_of_a_page_is_explained_from_the_ais_own_knowledge(agent_app, fake):
+    make_user(agent_app)
+    ana = AgentClient(agent_app)
+    with agent_app.test_request_context():
+        user = db.session.scalar(db.select(User).where(User.email == "ana@example.com"))
+        note_id = a_page(user, source=None).blocks[0].id
+        db.session.remove()
+    fake.script("mistral", says({"explanation": "ATP is the cell's energy currency [1]."}))
+    html = ana.post(f"/notebook/blocks/{note_id}/explain").get_data(as_text=True)
+    body = body_of(fake.requests("mistral")[0])
+    assert "No passage of the page fits" in body and "[1] (Notes)" not in body  # it cannot agree with itself
+    assert "energy currency.</p>" in html and citations(html) == []  # the invented [1] dropped

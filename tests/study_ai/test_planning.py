@@ -225,3 +225,12 @@ def test_without_javascript_the_study_page_is_drawn_again_with_the_draft_then_wh
     assert ana.board() == (["Cell membrane", "Protein synthesis"], [])
     assert ana.http.post(f"/notebook/pages/{ana.page_id}/roadmap/add", data=form).status_code == 200  # reloaded
     assert ana.board() == (["Cell membrane", "Protein synthesis"], [])
+
+
+def test_a_draft_with_nothing_new_says_so(agent_app, fake):
+    make_user(agent_app)
+    ana = Student(agent_app)
+    fake.script("mistral", says({"concepts": [{"title": "CELL MEMBRANE"}, {"title": "  "}]}))
+    html = ana.draft().get_data(as_text=True)
+    assert suggested(html) == [] and 'data-testid="roadmap-nothing-new"' in html
+    assert "already on your board: Cell membrane" in html and 'data-testid="add-suggestions"' not in html
