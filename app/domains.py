@@ -353,9 +353,9 @@ DOMAINS = (
             ),
             "NOTEBOOK_EXPLAIN_NOTES_ONLY": _l("Only notes and board concepts can be explained."),
             "STUDY_AI_ROADMAP_NONE_PICKED": _l("Pick at least one concept to add to the board."),
-            "STUDY_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
-            "STUDY_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
-            "STUDY_TUTOR_PASSAGE_NOT_FOUND": _l(
+            "STUDY_AI_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
+            "STUDY_AI_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
+            "STUDY_AI_TUTOR_PASSAGE_NOT_FOUND": _l(
                 "That passage is no longer in this source. The source may have been deleted or replaced."
             ),
         },

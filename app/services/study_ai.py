@@ -31,6 +31,7 @@ from app.services.errors import DomainError, Invalid, Throttled
 from app.services.study_retrieval import retrieve
 from app.services.study_sources import SEARCH_MAX_CHARS
 
+_WORD = re.compile(r"[^\W_]+")
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 LANGUAGE_NAMES = {"en": "English", "pt": "Brazilian Portuguese"}
 
@@ -117,9 +118,10 @@ class StudyAINotConfigured(DomainError):
 
 def passages_for(user, page, question=None):
     """What the model reads for `page`, numbered from 1: the page's notes (in the page's order,
-    trimmed to a budget), then the source passages retrieved for `question`; with no question,
+    within a budget: past it, the ones nearest the question), then the source passages retrieved
+    for `question`; with no question,
     or when retrieval finds nothing, the page's source passages in their order up to a budget."""
-    found = _notes(user, page)
+    found = _notes(user, page, question)
     words = str(question or "").strip()[:SEARCH_MAX_CHARS]
     sources = retrieve(user, page.id, words, limit=RETRIEVED) if words else []
     if sources:
@@ -133,22 +135,28 @@ def passages_for(user, page, question=None):
     ]
 
 
-def _notes(user, page):
-    notes, spent = [], 0
+def _notes(user, page, question=None):
+    """The page's note blocks (each cut to its share), all of them while they fit the budget;
+    past it, the notes sharing most words with the question, still in the page's order."""
     blocks = db.session.scalars(
         db.select(PageBlock)
         .where(PageBlock.user_id == user.id, PageBlock.page_id == page.id, PageBlock.kind == "note")
         .order_by(PageBlock.position, PageBlock.created_at)
     )
-    for block in blocks:
-        text = block.text.strip()[:NOTE_MAX_CHARS]
-        if not text:
-            continue
-        if spent + len(text) > NOTES_BUDGET:
-            break
-        spent += len(text)
-        notes.append(("note", _("Notes"), block.id, None, None, None, text))
-    return notes
+    notes = [(block.id, text) for block in blocks if (text := block.text.strip()[:NOTE_MAX_CHARS])]
+    asked = _words(question)
+    ranked = sorted(range(len(notes)), key=lambda index: (-len(asked & _words(notes[index][1])), index))
+    chosen, spent = set(), 0
+    for index in ranked:
+        if spent + len(notes[index][1]) <= NOTES_BUDGET:
+            chosen.add(index)
+            spent += len(notes[index][1])
+    return [("note", _("Notes"), notes[i][0], None, None, None, notes[i][1]) for i in sorted(chosen)]
+
+
+def _words(text):
+    """The words of a text worth matching on (three letters or more), lowercased."""
+    return {word for word in _WORD.findall(str(text or "").lower()) if len(word) >= 3}
 
 
 def _sources_in_order(user, page):
@@ -286,5 +294,5 @@ def _numbers_in(group):
 def citations_in(text, passages):
     """The passages `text` cites, in the order first cited (each once)."""
     by_number = {passage.number: passage for passage in passages}
-    numbers = re.findall(r"\[(\d+)\]", "".join(_CODE.split(cited(text, passages))[::2]))
+    numbers = re.findall(r"\[(\d+)\](?!\()", "".join(_CODE.split(cited(text, passages))[::2]))
     return [by_number[number] for number in dict.fromkeys(int(n) for n in numbers)]

@@ -45,9 +45,9 @@ def ask(user, page_id, question):
     page = notebook.get_page(user, page_id)
     question = str(question or "").strip()
     if not question:
-        refuse_if({"question": "STUDY_TUTOR_QUESTION_REQUIRED"})
+        refuse_if({"question": "STUDY_AI_TUTOR_QUESTION_REQUIRED"})
     if len(question) > QUESTION_MAX:
-        refuse_if({"question": "STUDY_TUTOR_QUESTION_TOO_LONG"})
+        refuse_if({"question": "STUDY_AI_TUTOR_QUESTION_TOO_LONG"})
     passages = study_ai.passages_for(user, page, question)
     reply = study_ai.ask(user, page, Mode.TUTOR, TASK, TutorAnswer, question=question, passages=passages)
     answer = study_ai.cited(reply.answer.replace("\x00", ""), passages).strip()  # PostgreSQL stores no NUL
@@ -136,7 +136,7 @@ def passage_in_source(user, source_id, position):
     try:
         position = int(position)
     except (TypeError, ValueError):
-        raise NotFound("STUDY_TUTOR_PASSAGE_NOT_FOUND") from None
+        raise NotFound("STUDY_AI_TUTOR_PASSAGE_NOT_FOUND") from None
     passages = db.session.scalars(
         db.select(StudyPassage)
         .where(StudyPassage.source_id == source.id)
@@ -144,5 +144,5 @@ def passage_in_source(user, source_id, position):
         .order_by(StudyPassage.position)
     ).all()
     if position not in {passage.position for passage in passages}:
-        raise NotFound("STUDY_TUTOR_PASSAGE_NOT_FOUND")
+        raise NotFound("STUDY_AI_TUTOR_PASSAGE_NOT_FOUND")
     return source, passages, position

@@ -13,8 +13,9 @@ from markupsafe import Markup
 from werkzeug.datastructures import MultiDict
 
 from app.agent.markdown import render as render_markdown
+from app.ai import study_model
 from app.services import notebook, study_board, study_planning, study_tutor
-from app.services.errors import DomainError
+from app.services.errors import DomainError, message_for
 from app.services.study_ai import Passage
 from app.web.acting import acting_user
 from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE
@@ -29,11 +30,11 @@ bp = Blueprint("study_ai", __name__, url_prefix="/notebook")
 # keeps the question typed. Citations are plain links: a note's to its block on this page
 # (highlighted by `:target`), a source passage's to that passage shown in its source.
 
-TUTOR = "notebook/ai/_tutor.html"
 TUTOR_CONVERSATION = "notebook/ai/_tutor_conversation.html"
 TUTOR_FORM = "notebook/ai/_tutor_form.html"
 TUTOR_PASSAGE = "notebook/ai/tutor_passage.html"
 STUDY_PAGE = "notebook/study_page.html"
+PREVIEW_CHARS = 160  # of a cited passage, in its chip's title
 _CITATION = re.compile(r"\[(\d+)\]")
 _VERBATIM = re.compile(r"(<(?:code|pre)\b.*?</(?:code|pre)>|<[^>]+>)", re.DOTALL)
 
@@ -44,6 +45,13 @@ def tutor_of(page):
     user = acting_user()
     exchanges = study_tutor.exchanges(user, page)
     return {"exchanges": exchanges, "present": study_tutor.still_there(user, page, exchanges)}
+
+
+@bp.app_template_global()
+def study_ai_off():
+    """Why no model can answer on this server (no key at all), so the page says so up front
+    instead of offering to ask; None when the chain has a model."""
+    return None if study_model().configured else message_for("STUDY_AI_NOT_CONFIGURED")
 
 
 @bp.app_template_global()
@@ -86,10 +94,12 @@ def tutor_answer(exchange, page, present):
 
 def _chip(page, passage, present):
     """A citation as a small numbered link (a plain mark when its passage is gone), its title
-    naming where the passage comes from."""
+    naming where the passage comes from and how it starts."""
     where = passage.label
     if passage.position is not None:
         where = _("%(source)s, passage %(position)s", source=passage.label, position=passage.position)
+    preview = " ".join(passage.text.split())
+    preview = preview if len(preview) <= PREVIEW_CHARS else preview[: PREVIEW_CHARS - 1].rstrip() + "…"
     url = tutor_citation_url(page, passage, present)
     if url is None:
         title = _("%(where)s (no longer on this page)", where=where)
@@ -98,7 +108,10 @@ def _chip(page, passage, present):
         )
     return str(
         Markup('<a class="tutor-cite" href="{}" title="{}" aria-label="{}" data-testid="tutor-cite">{}</a>').format(
-            url, where, _("Passage %(number)s: %(where)s", number=passage.number, where=where), passage.number
+            url,
+            f"{where} — {preview}",
+            _("Passage %(number)s: %(where)s", number=passage.number, where=where),
+            passage.number,
         )
     )
 
@@ -116,6 +129,7 @@ def tutor(page_id):
 @bp.post("/pages/<page_id>/tutor")
 @login_required
 def tutor_ask(page_id):
+    """One question, answered and kept; the question box comes back empty (or, refused, as typed)."""
     page = notebook.get_page(acting_user(), page_id)
     question = request.form.get("question", "")
     try:

@@ -70,11 +70,13 @@ def ask_and_follow_the_citations(page, app, base_url, fake, question, text, pend
     tutor.get_by_test_id("tutor-question").press("Control+Enter")
     expect(tutor.get_by_test_id("tutor-pending")).to_be_visible()
     expect(tutor.get_by_test_id("tutor-pending")).to_contain_text(pending)
+    expect(tutor.get_by_test_id("tutor-asking")).to_have_text(question)  # shown at once, before the answer
     latest = tutor.locator("#tutor-latest")
     expect(latest).to_contain_text(question, timeout=15_000)
     expect(tutor.get_by_test_id("tutor-pending")).to_be_hidden()
     expect(tutor.get_by_test_id("tutor-question")).to_have_value("")
     expect(tutor.get_by_test_id("tutor-question")).to_be_focused()
+    expect(tutor.get_by_test_id("tutor-asking")).to_have_count(0)
     chips = latest.get_by_test_id("tutor-answer").get_by_test_id("tutor-cite")
     expect(chips).to_have_text(["2", "1"])
     assert "[9]" not in latest.inner_text()  # the invented citation never reached the page
@@ -89,6 +91,7 @@ def ask_and_follow_the_citations(page, app, base_url, fake, question, text, pend
     expect(cited).to_contain_text(re.compile("membrane", re.IGNORECASE))
     highlight = cited.evaluate("element => getComputedStyle(element).borderLeftStyle")
     assert highlight == "solid"
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
     page.go_back()
 
     note_id = cells_note_id(app)
@@ -112,6 +115,24 @@ def test_the_tutor_answers_on_the_demo_page_and_its_citations_lead_to_the_passag
     )  # fmt: skip
     assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]
     assert page.console_errors == []
+
+
+def test_a_refusal_keeps_the_question_typed(page, demo_server, fake):
+    app, base_url = demo_server
+    signed_in_as(page, base_url, app.config["DEMO_EMAIL"], app.config["DEMO_PASSWORD"])
+    page.goto(f"{base_url}/notebook")
+    page.get_by_role("link", name="Cells", exact=True).first.click()
+    tutor = page.get_by_test_id("tutor")
+    fake.script("mistral", Reply.fails(500, first_byte_delay=1))
+    tutor.get_by_test_id("tutor-question").fill("Why is the membrane a bilayer?")
+    tutor.get_by_role("button", name="Ask").click()
+    expect(tutor.get_by_test_id("tutor-asking")).to_have_text("Why is the membrane a bilayer?")
+    refusal = tutor.get_by_test_id("tutor-refusal")
+    expect(refusal).to_have_text("The notebook's AI couldn't reach any AI model right now. Try again in a minute.")
+    expect(tutor.get_by_test_id("tutor-question")).to_have_value("Why is the membrane a bilayer?")
+    expect(tutor.get_by_test_id("tutor-asking")).to_have_count(0)
+    expect(tutor.locator("#tutor-latest")).not_to_contain_text("Why is the membrane a bilayer?")
+    assert [error for error in page.console_errors if "503" not in error] == []
 
 
 def test_on_a_phone_in_portuguese(browser, demo_server, fake):

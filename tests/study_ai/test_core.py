@@ -133,6 +133,16 @@ def test_notes_come_first_and_are_trimmed_to_their_budget(on):
     assert [p.text[0] for p in passages] == list("abcd") and {len(p.text) for p in passages} == {2_000}
 
 
+def test_past_the_budget_the_notes_nearest_the_question_are_read_in_the_page_s_order(on):
+    ana = on("mistral")
+    page = a_page(ana, note=None, source=None)
+    for topic in ("osmosis", "diffusion", "mitosis", "meiosis", "ribosomes", "chloroplasts"):
+        notebook.add_note(ana, page.id, f"About {topic}: " + f"{topic} " * 300)
+    passages = passages_for(ana, page, "How do chloroplasts and ribosomes work?")
+    topics = [p.text.split(":")[0] for p in passages]
+    assert topics == ["About osmosis", "About diffusion", "About ribosomes", "About chloroplasts"]
+
+
 # Refusals before any model is asked ------------------------------------------------------------
 
 
@@ -148,6 +158,17 @@ def test_a_page_with_nothing_to_read_is_refused_with_zero_provider_calls(on, fak
     assert fake.requests() == []
     fake.script("mistral", says({"answer": "Fine."}))  # and the hour's one call was not spent
     assert ask(ana, a_page(ana, title="Other"), mode, "Answer.", Answer, question="cell").answer == "Fine."
+
+
+def test_supported_may_explain_with_no_passage_fitting_when_the_page_has_something_to_read(on, fake):
+    ana = on("mistral")
+    page = a_page(ana)
+    with pytest.raises(Invalid):  # the tutor and grounded outputs never answer from nothing
+        ask(ana, page, Mode.GROUNDED, "Summarise.", Answer, passages=[])
+    fake.script("mistral", says({"answer": "Osmosis is water crossing a membrane."}))
+    ask(ana, page, Mode.SUPPORTED, "Explain osmosis.", Answer, passages=[])
+    body = body_of(fake.requests("mistral")[0])
+    assert "No passage of the page fits this request" in body and "[1] (" not in body
 
 
 def test_planning_needs_nothing_to_read(on, fake):
@@ -218,7 +239,7 @@ def test_code_links_and_other_brackets_are_left_as_they_are():
 
 def test_citations_in_lists_the_cited_passages_once_in_the_order_first_cited():
     passages = five()
-    found = citations_in("B [3][1]. Again [3, 9]. `[2]` is code.", passages)
+    found = citations_in("B [3][1]. Again [3, 9]. `[2]` is code, [4](https://example.com) a link.", passages)
     assert [p.number for p in found] == [3, 1]
 
 

@@ -66,6 +66,7 @@ def test_an_answer_cites_the_page_s_passages_and_stays_on_the_page_after_a_reloa
     assert response.status_code == 200 and "domain:study_ai" in response.headers["HX-Trigger"]
     form = response.get_data(as_text=True)
     assert 'data-testid="tutor-ask"' in form and "What do ribosomes build?" not in form  # a fresh form
+    assert 'role="status" data-testid="tutor-answered"' in form  # said to a screen reader
     assert len(fake.requests("mistral")) == 1
 
     html = student.page()  # the reload
@@ -115,6 +116,14 @@ def test_the_answer_s_markdown_is_sanitised_like_the_chat_s(agent_app, fake):
     assert "<script>alert(1)" not in html and "<img src=x" not in html and 'class="tutor-cite"' in html
 
 
+def test_a_number_in_code_is_not_a_citation_chip(agent_app, fake):
+    student = a_student(agent_app)
+    fake.script("mistral", says({"answer": "Index it as `cells[1]`:\n\n```\nx = y[2]\n```\n\nSee [1]."}))
+    student.ask("How do I index a list?")
+    answer = re.search(r'data-testid="tutor-answer">(.*?)</div>', student.page(), re.DOTALL).group(1)
+    assert answer.count('data-testid="tutor-cite"') == 1 and "<code>cells[1]</code>" in answer and "y[2]" in answer
+
+
 def test_going_beyond_the_material_is_marked(agent_app, fake):
     student = a_student(agent_app)
     fake.script("mistral", says({"answer": "Your notes don't cover it; in general, yes.", "beyond_passages": True}))
@@ -139,6 +148,13 @@ def test_without_javascript_the_question_posts_and_the_page_reloads_at_the_answe
     assert response.status_code == 302
     assert response.headers["Location"].endswith(f"/notebook/pages/{student.page_id}#tutor-latest")
     assert 'id="tutor-latest"' in student.page()
+
+
+def test_a_server_without_any_model_says_so_instead_of_offering_to_ask(make_agent_app, fake):
+    student = a_student(make_agent_app(LLM_ENV={}))
+    html = student.page()
+    assert 'data-testid="tutor-off"' in html and "isn&#39;t configured on this server" in html
+    assert 'data-testid="tutor-ask"' not in html
 
 
 # Refusals keep the question ---------------------------------------------------------------------
@@ -181,8 +197,8 @@ def test_without_javascript_a_refusal_shows_the_page_with_the_question_kept(agen
     assert refusal_in(html) == "NOTEBOOK_NOTHING_TO_STUDY" and ">Typed without JS</textarea>" in html
 
 
-@pytest.mark.parametrize(("question", "key"), [("   ", "STUDY_TUTOR_QUESTION_REQUIRED"),
-                                                ("x" * 2001, "STUDY_TUTOR_QUESTION_TOO_LONG")])  # fmt: skip
+@pytest.mark.parametrize(("question", "key"), [("   ", "STUDY_AI_TUTOR_QUESTION_REQUIRED"),
+                                                ("x" * 2001, "STUDY_AI_TUTOR_QUESTION_TOO_LONG")])  # fmt: skip
 def test_an_empty_or_overlong_question_is_refused_at_its_field(agent_app, fake, question, key):
     student = a_student(agent_app)
     response = student.ask(question)
