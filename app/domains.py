@@ -328,6 +328,7 @@ DOMAINS = (
         services=(
             "study_ai",
             "study_retrieval",
+            "study_planning",
             "study_tutor",
             "study_studio",
         ),
@@ -359,6 +360,8 @@ DOMAINS = (
                 "The notebook's AI isn't configured on this server: no AI provider has an API key. "
                 "Your notes and sources work as usual."
             ),
+            "NOTEBOOK_EXPLAIN_NOTES_ONLY": _l("Only notes and board concepts can be explained."),
+            "STUDY_AI_ROADMAP_NONE_PICKED": _l("Pick at least one concept to add to the board."),
             "STUDY_AI_TUTOR_QUESTION_REQUIRED": _l("Type a question for the tutor."),
             "STUDY_AI_TUTOR_QUESTION_TOO_LONG": _l("Ask in at most 2,000 characters."),
             "STUDY_AI_TUTOR_PASSAGE_NOT_FOUND": _l(
