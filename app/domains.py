@@ -227,12 +227,19 @@ DOMAINS = (
         "notebook",
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
-        services=("notebook", "study_board", "study_sources"),
+        services=(
+            "notebook",
+            "study_board",
+            "study_sources",
+            "study_retrieval",
+            "study_embeddings",
+            "source_search",
+        ),
         tools=("notebook", "study_board"),
         models={
             "notebook": ("study_topics", "study_pages", "study_page_blocks"),
             "study_board": ("study_board_nodes", "study_board_connections"),
-            "study_sources": ("study_sources", "study_passages"),
+            "study_sources": ("study_sources", "study_passages", "study_passage_vectors"),
         },
         export={
             "notebook": ("study_topics", "study_pages"),
@@ -240,7 +247,10 @@ DOMAINS = (
             "study_board": ("study_board_nodes", "study_board_connections"),
             "notebook_sources": ("study_sources",),
         },
-        not_exported={"study_passages": "cut from each source's text, which is exported; the split rebuilds them"},
+        not_exported={
+            "study_passages": "cut from each source's text, which is exported; the split rebuilds them",
+            "study_passage_vectors": "computed from the passages by the embeddings endpoint, which rebuilds them",
+        },
         ids={
             "topic_id": "study_topics",
             "page_id": "study_pages",
