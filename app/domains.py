@@ -327,6 +327,12 @@ DOMAINS = (
                 "add it again."
             ),
             "NOTEBOOK_SEARCH_TOO_LONG": _l("Search for at most 200 characters."),
+            "NOTEBOOK_WEB_SEARCH_OFF": _l("Searching the web for sources isn't set up on this server."),
+            "NOTEBOOK_WEB_QUERY_REQUIRED": _l("Type what the sources should be about."),
+            "NOTEBOOK_WEB_SEARCH_FAILED": _l(
+                "The web search didn't answer. Try again in a moment, or paste a source yourself."
+            ),
+            "NOTEBOOK_WEB_SOURCE_ADDRESS": _l("This result has no web address to keep with it. Choose another one."),
         },
         catalogue=("Study notebook",),
         toolset="study notebook: topics and pages, notes, diagrams shown or kept, concept boards, today's study plan",
