@@ -12,7 +12,9 @@ two rankings are blended by reciprocal-rank fusion: each passage scores the sum 
 it is in of 1 / (FUSION_K + its rank there). Ranks, not scores, because BM25, ts_rank_cd and
 cosine similarity live on scales that cannot be added (and differ between the two databases);
 FUSION_K = 60 is the usual constant, which keeps one list's first place from drowning a passage
-both lists rank well. A failing embeddings endpoint never fails retrieval: full text answers.
+both lists rank well. A tie (first in one list, absent from the other) goes to the passage full
+text ranks better: the question's own words are the surer sign. A failing embeddings endpoint
+never fails retrieval: full text answers.
 """
 
 import math
@@ -99,7 +101,8 @@ def retrieve(user, page_id, question, limit=RETRIEVED):
         if vector is not None:
             rankings.append([pid for pid, _similarity in study_embeddings.nearest(list(sources), vector, CANDIDATES)])
     scores = fused(rankings)
-    best = sorted(scores, key=lambda pid: (-scores[pid], pid))[:limit]
+    words_rank = {pid: rank for rank, pid in enumerate(rankings[0])}
+    best = sorted(scores, key=lambda pid: (-scores[pid], words_rank.get(pid, CANDIDATES), pid))[:limit]
     passages = {
         passage.id: passage
         for passage in db.session.scalars(sa.select(StudyPassage).where(StudyPassage.id.in_(best)))
