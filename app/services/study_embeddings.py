@@ -16,6 +16,7 @@ Vectors are unit-length float32 bytes in the app's own database (StudyPassageVec
 
 import logging
 import math
+import operator
 import threading
 import time
 from array import array
@@ -107,7 +108,7 @@ def nearest(source_ids, vector, limit):
     for passage_id, data in rows:
         stored = unpacked(data)
         if len(stored) == len(vector):
-            scored.append((passage_id, sum(a * b for a, b in zip(stored, vector, strict=True))))
+            scored.append((passage_id, sum(map(operator.mul, stored, vector))))
     scored.sort(key=lambda pair: (-pair[1], pair[0]))
     return scored[:limit]
 

@@ -20,6 +20,7 @@ never fails retrieval: full text answers.
 import math
 import re
 import unicodedata
+from collections import Counter
 from typing import NamedTuple
 
 import sqlalchemy as sa
@@ -31,7 +32,7 @@ from app.services import notebook, study_embeddings
 
 RETRIEVED = 6  # source passages given to the model beside the page's own notes
 CANDIDATES = 30  # passages each ranking contributes to the blend
-POOL = 300  # passages the full-text index hands over for ranking
+POOL = 200  # passages the full-text index hands over for ranking
 BM25_K1, BM25_B = 1.2, 0.75
 FUSION_K = 60
 QUESTION_MAX_CHARS = 2000  # what of a question is read (the rest adds nothing a search can use)
@@ -188,16 +189,17 @@ def full_text(source_ids, terms, limit):
 def bm25(documents, terms, total):
     """Okapi BM25 (k1 = 1.2, b = 0.75) of each document (id -> its words) for the terms, a
     term matching a word that starts with it (or equals it, when shorter than STEM_MIN)."""
+    counted = {pid: Counter(words) for pid, words in documents.items()}
     lengths = {pid: len(words) for pid, words in documents.items()}
-    average = sum(lengths.values()) / len(lengths) if lengths else 1
-    counts = {pid: {term: sum(1 for word in words if _matches(word, term)) for term in terms}
-              for pid, words in documents.items()}  # fmt: skip
+    average = (sum(lengths.values()) / len(lengths)) if lengths else 1
+    vocabulary = set().union(*counted.values())
     scores = {}
     for term in terms:
-        having = sum(1 for pid in documents if counts[pid][term])
+        matching = [word for word in vocabulary if _matches(word, _plain(term))]
+        frequencies = {pid: sum(counts.get(word, 0) for word in matching) for pid, counts in counted.items()}
+        having = sum(1 for tf in frequencies.values() if tf)
         rarity = math.log(1 + (total - having + 0.5) / (having + 0.5))
-        for pid in documents:
-            tf = counts[pid][term]
+        for pid, tf in frequencies.items():
             if tf:
                 norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[pid] / average)
                 scores[pid] = scores.get(pid, 0.0) + rarity * tf * (BM25_K1 + 1) / norm
@@ -205,11 +207,10 @@ def bm25(documents, terms, total):
 
 
 def _words(text):
-    return [_plain(word) for word in _WORD.findall(text.lower())]
+    return _WORD.findall(_plain(text.lower()))
 
 
 def _matches(word, term):
-    term = _plain(term)
     return word.startswith(term) if len(term) >= STEM_MIN else word == term
 
 
