@@ -59,12 +59,12 @@ def tavily_answer(body: dict) -> dict:
     query = str(body.get("query", ""))
     results = [
         {
-            "title": f"{query.title()} — an introduction",
+            "title": f"{query.title()} — {kind}",
             "url": f"https://example.org/{index}/{'-'.join(query.lower().split())}",
             "content": f"A short overview of {query}.",
             "raw_content": f"{query.title()}\n\nA longer text about {query}, paragraph {index}.",
             "score": 0.9 - index / 10,
         }
-        for index in (1, 2)
+        for index, kind in ((1, "an introduction"), (2, "a study guide"))
     ]
     return {"query": query, "results": results, "response_time": 0.01}

@@ -92,11 +92,11 @@ def test_accepting_a_candidate_adds_a_ready_source_with_its_address(app, signed_
     assert response.status_code == 200
     triggers = json.loads(response.headers["HX-Trigger"])
     assert "domain:notebook" in triggers
-    assert triggers["toast"]["message"] == "“Photosynthesis — an introduction” added to this page's sources."
+    assert triggers["toast"]["message"] == "“Photosynthesis — a study guide” added to this page's sources."
     answer = response.get_data(as_text=True)
     assert 'id="web-candidate-2"' in answer and 'data-testid="web-added"' in answer and "<form" not in answer
     ((title, status, text),) = sources_of(app, user_id, page_id)
-    assert (title, status) == ("Photosynthesis — an introduction", "ready")
+    assert (title, status) == ("Photosynthesis — a study guide", "ready")
     assert (
         text
         == "Photosynthesis\n\nA longer text about photosynthesis, paragraph 2.\n\nhttps://example.org/2/photosynthesis"
