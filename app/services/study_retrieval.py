@@ -105,9 +105,7 @@ def retrieve(user, page_id, question, limit=RETRIEVED):
     words_rank = {pid: rank for rank, pid in enumerate(rankings[0])}
     best = sorted(scores, key=lambda pid: (-scores[pid], words_rank.get(pid, CANDIDATES), pid))[:limit]
     passages = {
-        passage.id: passage
-        for passage in db.session.scalars(sa.select(StudyPassage).where(StudyPassage.id.in_(best)))
-        if best
+        passage.id: passage for passage in db.session.scalars(sa.select(StudyPassage).where(StudyPassage.id.in_(best)))
     }
     return [
         Retrieved(pid, passages[pid].source_id, sources[passages[pid].source_id].title, passages[pid].position,
@@ -130,7 +128,7 @@ def question_terms(question):
     as its rough stem (matched as a word's start)."""
     terms = []
     for word in _WORD.findall(question.lower()):
-        if word in STOP_WORDS or _plain(word) in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
+        if _plain(word) in _PLAIN_STOP_WORDS or (len(word) < 2 and not word.isdigit()):
             continue
         terms.append(stem(word))
     return list(dict.fromkeys(terms))[:TERMS_MAX]
@@ -145,7 +143,11 @@ def stem(word):
 
 
 def _plain(word):
+    """Without accents, as SQLite's tokenizer reads it ("não" and "nao" are one word)."""
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+_PLAIN_STOP_WORDS = frozenset(_plain(word) for word in STOP_WORDS)
 
 
 def full_text(source_ids, terms, limit):
@@ -195,7 +197,8 @@ def bm25(documents, terms, total):
     vocabulary = set().union(*counted.values())
     scores = {}
     for term in terms:
-        matching = [word for word in vocabulary if _matches(word, _plain(term))]
+        plain = _plain(term)
+        matching = [word for word in vocabulary if _matches(word, plain)]
         frequencies = {pid: sum(counts.get(word, 0) for word in matching) for pid, counts in counted.items()}
         having = sum(1 for tf in frequencies.values() if tf)
         rarity = math.log(1 + (total - having + 0.5) / (having + 0.5))
