@@ -37,6 +37,7 @@ BATCH = 32  # passages sent in one call: the progress moves in these steps
 # A claim not renewed for this long lost its thread (a restarted worker): another may take over.
 CLAIM_STALE = timedelta(minutes=2)
 RETRY_AFTER = timedelta(minutes=5)  # a failed source is tried again after this
+QUESTION_SECONDS = 5.0
 
 
 class EmbeddingFailed(Exception):
@@ -52,13 +53,13 @@ def model_name():
     return current_app.config["EMBEDDINGS_MODEL"]
 
 
-def embed(texts):
+def embed(texts, timeout=None):
     """One call for `texts`: each one's vector, unit length, packed as float32 bytes."""
     config = current_app.config
     client = openai.OpenAI(
         api_key=config["EMBEDDINGS_API_KEY"],
         base_url=config["EMBEDDINGS_BASE_URL"],
-        timeout=config["EMBEDDINGS_TIMEOUT"],
+        timeout=min(timeout or config["EMBEDDINGS_TIMEOUT"], config["EMBEDDINGS_TIMEOUT"]),
         max_retries=0,  # a failure is retried later, never in a loop here
     )
     try:
@@ -87,10 +88,11 @@ def unpacked(data):
 
 
 def question_vector(question):
-    """The question's vector (one call), or None when the endpoint fails: retrieval then uses
-    full text alone, and the failure is logged."""
+    """The question's vector (one call, which waits at most QUESTION_SECONDS: a student is
+    waiting), or None when the endpoint fails: retrieval then uses full text alone, and the
+    failure is logged."""
     try:
-        return unpacked(embed([question])[0])
+        return unpacked(embed([question], timeout=QUESTION_SECONDS)[0])
     except EmbeddingFailed as error:
         log.warning("the question could not be embedded, full-text alone answers it: %s", error)
         return None

@@ -3,6 +3,8 @@ Portuguese, rough stems matched as a word's start), ranked the same on SQLite an
 only the page's own ready sources, and — with the embedding fake — one call per question,
 blended by reciprocal-rank fusion, with full text answering when that call fails."""
 
+import time
+
 import pytest
 
 from app.services import notebook, study_embeddings, study_retrieval, study_sources
@@ -97,3 +99,12 @@ def test_a_failing_question_call_falls_back_to_full_text(ana, page, embeddings_o
     found = study_retrieval.retrieve(ana, page.id, "What is Ohm's law?")
     assert [hit.passage_id for hit in found] == full_text
     assert len(embeddings_on.requests(EMBEDDINGS)) == 1  # tried once, not retried in the question's time
+
+
+def test_a_slow_question_call_gives_up_quickly_for_full_text(ana, page, embeddings_on, monkeypatch):
+    study_embeddings.embed_everything()
+    monkeypatch.setattr(study_embeddings, "QUESTION_SECONDS", 0.5)
+    embeddings_on.script(EMBEDDINGS, Reply(first_byte_delay=3.0))
+    started = time.monotonic()
+    assert titles(ana, page, "What is Ohm's law?")[0] == "Ohm"
+    assert time.monotonic() - started < 2.5
