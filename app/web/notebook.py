@@ -778,18 +778,30 @@ def accept_web_source(page_id):
             flash(error.message if not error.details else " ".join(error.field_messages.values()), "error")
             return redirect(url_for("notebook.page", page_id=page.id))
         context = {"page": page, "candidate": candidate, "error": error, "added": None}
-        return render_template(WEB_CANDIDATE, index=form.get("index", "0"), **context), error.status
-    if source.status == "queued":
-        study_sources.start_processing(current_app._get_current_object(), source.id)
-    elif study_embeddings.configured():
-        study_embeddings.start(current_app._get_current_object(), source.id)
+        return render_template(WEB_CANDIDATE, index=_candidate_index(), **context), error.status
+    _start_background_work(source)
     message = _("“%(title)s” added to this page's sources.", title=source.title)
     if not is_htmx():
         flash(message, "success")
         return redirect(url_for("notebook.page", page_id=page.id))
     trigger("toast", {"message": message, "kind": "success"})
     context = {"page": page, "candidate": candidate, "error": None, "added": source}
-    return render_template(WEB_CANDIDATE, index=form.get("index", "0"), **context)
+    return render_template(WEB_CANDIDATE, index=_candidate_index(), **context)
+
+
+def _start_background_work(source):
+    """A new source's thread: indexing if it is queued (its embedding follows on that thread),
+    else its embedding, when embeddings are configured."""
+    if source.status == "queued":
+        study_sources.start_processing(current_app._get_current_object(), source.id)
+    elif study_embeddings.configured():
+        study_embeddings.start(current_app._get_current_object(), source.id)
+
+
+def _candidate_index():
+    """Which proposed source the form was (its row's id); digits only, as the page wrote it."""
+    index = request.form.get("index", "")
+    return index if index.isdigit() else "0"
 
 
 def _source_refused(form, page, error, keep=True):
@@ -808,10 +820,7 @@ def _source_refused(form, page, error, keep=True):
 
 def _source_added(form, page, source):
     """An empty form again, and a toast: ready (searchable now) or being indexed, on its thread."""
-    if source.status == "queued":
-        study_sources.start_processing(current_app._get_current_object(), source.id)
-    elif study_embeddings.configured():
-        study_embeddings.start(current_app._get_current_object(), source.id)
+    _start_background_work(source)
     if source.status == "ready":
         message = ngettext(
             "Source added: %(num)s passage is searchable.",
