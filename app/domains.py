@@ -231,7 +231,6 @@ DOMAINS = (
             "notebook",
             "study_board",
             "study_sources",
-            "study_retrieval",
             "study_embeddings",
             "source_search",
         ),
