@@ -16,9 +16,9 @@ from app import create_app
 from app.extensions import db, limiter
 from app.models import StudyPassageVector, StudySource
 from app.models.base import utcnow
-from app.services import notebook, study_embeddings, study_retrieval, study_sources
+from app.services import configuration, notebook, study_embeddings, study_retrieval, study_sources
 from tests.builders import as_user
-from tests.conftest import TEST_DATABASE_URL, csrf_token_from, make_user, settings_for_tests, sign_in
+from tests.conftest import PASSWORD, TEST_DATABASE_URL, csrf_token_from, make_user, settings_for_tests, sign_in
 from tests.fakes import Reply
 from tests.notebook.conftest import EMBEDDINGS
 
@@ -222,3 +222,17 @@ def test_deleting_a_source_deletes_its_vectors(embedding_app, student):
         study_sources.delete(user, source_id)
     with embedding_app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(StudyPassageVector)) == 0
+
+
+def test_deleting_the_account_deletes_its_vectors_and_no_one_elses(embedding_app, student):
+    source_id = paste(student)
+    study_embeddings.wait_for(source_id)
+    other = make_user(embedding_app, email="bruno@example.com", name="Bruno")
+    with as_user(embedding_app, other) as bruno:
+        page = notebook.create_page(bruno, notebook.create_topic(bruno, "Chemistry").id, "Acids")
+        kept = study_sources.paste(bruno, page.id, "Acids give protons to bases.").id
+        study_embeddings.embed_source(kept)
+    with as_user(embedding_app, student.user_id) as ana:
+        configuration.delete_account(ana, PASSWORD, configuration.confirmation_word(ana))
+    with embedding_app.app_context():
+        assert db.session.scalars(sa.select(StudyPassageVector.source_id)).all() == [kept]
