@@ -1,5 +1,5 @@
 """Command-line commands: `flask seed-demo`, `flask users make-admin EMAIL`, `flask day-close`,
-`flask end-abandoned-turns`, `flask clock`."""
+`flask end-abandoned-turns`, `flask clock`, `flask notebook-embed`."""
 
 import time
 
@@ -8,7 +8,7 @@ from flask import current_app
 from flask.cli import AppGroup, with_appcontext
 
 from app.extensions import db
-from app.services import accounts, assistant, day_close, demo
+from app.services import accounts, assistant, day_close, demo, study_embeddings
 from app.services.errors import NotFound
 
 users_cli = AppGroup("users", help="Manage accounts.")
@@ -86,9 +86,23 @@ def clock(every):
         time.sleep(min(sweep_every, max(next_close - time.monotonic(), 0.1)))
 
 
+@click.command("notebook-embed")
+@with_appcontext
+def notebook_embed():
+    """Embed every study passage that has no vector of the configured model yet (after the key
+    is first set, or the model changed); pages also catch up on their own when shown."""
+    if not study_embeddings.configured():
+        raise click.ClickException("Embeddings are off: set BEYOU_EMBEDDINGS_API_KEY first.")
+    sources, passages, failed = study_embeddings.embed_everything()
+    click.echo(f"Embedded {passages} passage(s) of {sources} source(s).")
+    if failed:
+        raise click.ClickException(f"{failed} source(s) failed; see the log. Run the command again later.")
+
+
 def init_app(app):
     app.cli.add_command(users_cli)
     app.cli.add_command(seed_demo)
     app.cli.add_command(close_days)
     app.cli.add_command(end_abandoned_turns)
     app.cli.add_command(clock)
+    app.cli.add_command(notebook_embed)

@@ -83,6 +83,17 @@ class Config:
     # read there; longer ones go to a background thread (app/services/study_sources.py).
     NOTEBOOK_SOURCE_INLINE_CHARS = 20_000
     NOTEBOOK_PDF_INLINE_BYTES = 512 * 1024
+    # The notebook's embeddings: any OpenAI-compatible endpoint, outside the chain (so outside its
+    # blocklist) and off without a key; the privacy page names where they go.
+    EMBEDDINGS_BASE_URL = _env("BEYOU_EMBEDDINGS_BASE_URL", "https://api.mistral.ai/v1")
+    EMBEDDINGS_API_KEY = _env("BEYOU_EMBEDDINGS_API_KEY")
+    EMBEDDINGS_MODEL = _env("BEYOU_EMBEDDINGS_MODEL", "mistral-embed")
+    EMBEDDINGS_TIMEOUT = float(_env("BEYOU_EMBEDDINGS_TIMEOUT", "30"))
+    # The notebook's source search on the web (Tavily's search API), also outside the chain and
+    # off without a key.
+    SOURCE_SEARCH_BASE_URL = _env("BEYOU_SOURCE_SEARCH_BASE_URL", "https://api.tavily.com")
+    SOURCE_SEARCH_API_KEY = _env("BEYOU_SOURCE_SEARCH_API_KEY")
+    SOURCE_SEARCH_TIMEOUT = float(_env("BEYOU_SOURCE_SEARCH_TIMEOUT", "20"))
     # The other doors to the chain, each with its own per-user bucket (app/llm/door.py).
     ONBOARDING_RATE_LIMIT = _env("BEYOU_ONBOARDING_RATE_LIMIT", "30 per hour")
     BRIEFING_RATE_LIMIT = _env("BEYOU_BRIEFING_RATE_LIMIT", "10 per day")
@@ -109,6 +120,9 @@ class TestConfig(Config):
     SECRET_KEY = "test-secret"
     SQLALCHEMY_DATABASE_URI = "sqlite://"
     RATELIMIT_STORAGE_URI = "memory://"
+    # No call leaves a test: a test that wants them points these at the wire fake.
+    EMBEDDINGS_API_KEY = None
+    SOURCE_SEARCH_API_KEY = None
 
 
 class ProductionConfig(Config):

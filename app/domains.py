@@ -227,12 +227,18 @@ DOMAINS = (
         "notebook",
         Area(_l("Notebook"), "book", "notebook.index", in_bottom_bar=False),
         blueprint="notebook",
-        services=("notebook", "study_board", "study_sources", "study_retrieval"),
+        services=(
+            "notebook",
+            "study_board",
+            "study_sources",
+            "study_embeddings",
+            "source_search",
+        ),
         tools=("notebook", "study_board"),
         models={
             "notebook": ("study_topics", "study_pages", "study_page_blocks"),
             "study_board": ("study_board_nodes", "study_board_connections"),
-            "study_sources": ("study_sources", "study_passages"),
+            "study_sources": ("study_sources", "study_passages", "study_passage_vectors"),
         },
         export={
             "notebook": ("study_topics", "study_pages"),
@@ -240,7 +246,10 @@ DOMAINS = (
             "study_board": ("study_board_nodes", "study_board_connections"),
             "notebook_sources": ("study_sources",),
         },
-        not_exported={"study_passages": "cut from each source's text, which is exported; the split rebuilds them"},
+        not_exported={
+            "study_passages": "cut from each source's text, which is exported; the split rebuilds them",
+            "study_passage_vectors": "computed from the passages by the embeddings endpoint, which rebuilds them",
+        },
         ids={
             "topic_id": "study_topics",
             "page_id": "study_pages",
@@ -317,6 +326,12 @@ DOMAINS = (
                 "add it again."
             ),
             "NOTEBOOK_SEARCH_TOO_LONG": _l("Search for at most 200 characters."),
+            "NOTEBOOK_WEB_SEARCH_OFF": _l("Searching the web for sources isn't set up on this server."),
+            "NOTEBOOK_WEB_QUERY_REQUIRED": _l("Type what the sources should be about."),
+            "NOTEBOOK_WEB_SEARCH_FAILED": _l(
+                "The web search didn't answer. Try again in a moment, or paste a source yourself."
+            ),
+            "NOTEBOOK_WEB_SOURCE_ADDRESS": _l("This result has no web address to keep with it. Choose another one."),
         },
         catalogue=("Study notebook",),
         toolset="study notebook: topics and pages, notes, diagrams shown or kept, concept boards, today's study plan",

@@ -12,11 +12,16 @@ The index is database-specific DDL the ORM cannot describe, created beside the p
   an English paper), a wrong-language stemmer mangles words, and 'simple' matches what SQLite's
   tokenizer does, so both databases find the same passages.
 Alembic's comparison of models and migrations leaves these objects out (`HAND_MADE`).
+
+When an embeddings endpoint is configured, each passage also gets a vector (app/services/
+study_embeddings.py): float32 bytes in an ordinary binary column, the same on SQLite and
+PostgreSQL, in the app's own database rather than a separate vector service.
 """
 
 import uuid
+from datetime import datetime
 
-from sqlalchemy import DDL, ForeignKey, Integer, LargeBinary, String, Text, Uuid, event
+from sqlalchemy import DDL, DateTime, ForeignKey, Integer, LargeBinary, String, Text, Uuid, event
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -56,6 +61,11 @@ class StudySource(Owned, db.Model):
     failure: Mapped[str | None] = mapped_column(String(64))  # the refusal key of a failed source
     passages_total: Mapped[int] = mapped_column(Integer, default=0)
     passages_done: Mapped[int] = mapped_column(Integer, default=0)
+    # The embedding of its passages, once it is ready and an endpoint is configured: a thread
+    # holding the work renews `embedding_claimed_at` as it goes (another worker leaves it alone
+    # until it goes stale); a failed call sets `embedding_failed_at`, and a retry waits a while.
+    embedding_claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    embedding_failed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     passages: Mapped[list["StudyPassage"]] = relationship(
         back_populates="source", cascade="all, delete-orphan", passive_deletes=True, order_by="StudyPassage.position"
@@ -76,6 +86,23 @@ class StudyPassage(db.Model):
     text: Mapped[str] = mapped_column(Text)
 
     source: Mapped[StudySource] = relationship(back_populates="passages")
+
+
+class StudyPassageVector(db.Model):
+    """A passage's embedding, by the model that made it (a vector of another model is stale and
+    is replaced): unit-length float32 values packed as bytes, so a dot product is the cosine.
+
+    It names its source too, so a source's progress is one count and an account's deletion
+    reaches it like any row hanging off an owned table."""
+
+    __tablename__ = "study_passage_vectors"
+
+    passage_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("study_passages.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    source_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_sources.id", ondelete="CASCADE"), index=True)
+    model: Mapped[str] = mapped_column(String(100))
+    vector: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 SQLITE_SEARCH = (

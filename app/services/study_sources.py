@@ -8,7 +8,9 @@ its progress for the page's indicator. What counts as short is the app's configu
 (NOTEBOOK_SOURCE_INLINE_CHARS, and NOTEBOOK_PDF_INLINE_BYTES for a PDF read in the request).
 Search only ever sees a source once it is ready, and a failure on the way deletes what was
 indexed and marks the source failed with the reason, so a half-index is never searchable and
-never silent. Sources are written only from the notebook's pages: the assistant has no tool.
+never silent. Once ready, its passages are embedded when embeddings are configured
+(app/services/study_embeddings.py; a short source's thread is started by the route). Sources
+are written only from the notebook's pages: the assistant has no tool.
 """
 
 import io
@@ -36,7 +38,7 @@ from app.models.study_sources import (
     StudyPassage,
     StudySource,
 )
-from app.services import notebook
+from app.services import notebook, study_embeddings
 from app.services.entity_fields import refuse_if
 from app.services.errors import DomainError, Invalid
 from app.services.ownership import owned
@@ -221,6 +223,8 @@ def _process(app, source_id):
         with app.app_context():
             try:
                 _read_split_and_index(source_id)
+                if study_embeddings.configured():  # ready: its vectors next, on this same thread
+                    study_embeddings.embed_source(source_id)
             except DomainError as refusal:  # the field's own reason ("no text in this PDF"), if it has one
                 _failed(source_id, next(iter(refusal.details.values()), refusal.key))
             except Exception:

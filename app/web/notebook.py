@@ -15,7 +15,7 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.agent.markdown import render as render_markdown
-from app.services import notebook, study_board, study_sources
+from app.services import notebook, source_search, study_board, study_embeddings, study_sources
 from app.services.entity_fields import UNSET
 from app.services.errors import DomainError, Invalid, message_for
 from app.web.acting import acting_user
@@ -588,7 +588,8 @@ def _board_write(page_id, action, said=None):
 
 # -- sources --
 # A page's sources panel (templates/notebook/_sources.html, included by the study page): paste or
-# upload a source, watch a long one being indexed, delete one, and search the page's passages.
+# upload a source, watch a long one being indexed (and embedded, when embeddings are configured),
+# delete one, search the page's passages, and find sources on the web to accept into the page.
 
 SOURCES_PANEL = "notebook/_sources_panel.html"
 SOURCE_ROW = "notebook/_sources_row.html"
@@ -596,6 +597,8 @@ SEARCH_RESULTS = "notebook/_sources_results.html"
 SEARCH_PAGE = "notebook/_sources_search_page.html"
 PASTE_FORM = "notebook/_sources_paste.html"
 UPLOAD_FORM = "notebook/_sources_upload.html"
+WEB_RESULTS = "notebook/_sources_web_results.html"
+WEB_CANDIDATE = "notebook/_sources_web_candidate.html"
 # Above these a request is cut short before it is read whole, and told the limit.
 UPLOAD_REQUEST_MAX_BYTES = study_sources.FILE_MAX_BYTES + 64 * 1024
 PASTE_FORM_MAX_BYTES = 4 * study_sources.PASTE_MAX_CHARS + 64 * 1024  # UTF-8, with room for the title
@@ -609,7 +612,7 @@ def _source_body_limits(endpoint, _values):
     are raised here because this runs before the CSRF check, which reads the body first."""
     if endpoint == "notebook.upload_source":
         request.max_content_length = UPLOAD_REQUEST_MAX_BYTES
-    elif endpoint == "notebook.paste_source":
+    elif endpoint in ("notebook.paste_source", "notebook.accept_web_source"):
         request.max_form_memory_size = PASTE_FORM_MAX_BYTES
 
 
@@ -625,8 +628,24 @@ def _source_too_large(error):
 
 @bp.app_template_global()
 def notebook_sources(page):
-    """The panel's rows, loaded when the study page includes the panel."""
-    return study_sources.sources_of(acting_user(), page)
+    """The panel's rows, loaded when the study page includes the panel. Showing them also starts
+    the embedding of any ready source that lacks vectors (one from before the key was set, or
+    one whose thread was lost, or whose failure is old enough to try again)."""
+    sources = study_sources.sources_of(acting_user(), page)
+    if study_embeddings.configured():
+        study_embeddings.catch_up(current_app._get_current_object(), sources)
+    return sources
+
+
+@bp.app_template_global()
+def notebook_source_embedding(source):
+    """The source's embedding progress, or None when embeddings are off or it is not ready."""
+    return study_embeddings.progress_of([source]).get(source.id)
+
+
+@bp.app_template_global()
+def notebook_web_search_on():
+    return source_search.configured()
 
 
 @bp.app_template_global()
@@ -676,8 +695,12 @@ def upload_source(page_id):
 @bp.get("/sources/<source_id>/progress")
 @login_required
 def source_progress(source_id):
-    """One source's row: polled while it is being indexed, still once it is ready or failed."""
-    return render_template(SOURCE_ROW, source=study_sources.get(acting_user(), source_id))
+    """One source's row: polled while it is being indexed or embedded, still once it is done
+    (a failed embedding is polled slowly, and started again once its retry is due)."""
+    source = study_sources.get(acting_user(), source_id)
+    if study_embeddings.configured():
+        study_embeddings.catch_up(current_app._get_current_object(), [source])
+    return render_template(SOURCE_ROW, source=source)
 
 
 @bp.get("/sources/<source_id>/delete")
@@ -719,6 +742,68 @@ def search_sources(page_id):
     return render_page(SEARCH_PAGE, SEARCH_RESULTS, active="notebook", searched=True, **context)
 
 
+@bp.get("/pages/<page_id>/web-search")
+@login_required
+def search_web_sources(page_id):
+    """Candidate sources from the web for the words typed: the results alone for htmx; without
+    JavaScript, the page's sources panel with them."""
+    page = notebook.get_page(acting_user(), page_id)
+    query = request.args.get("q", "")
+    try:
+        candidates, error = source_search.find(acting_user(), page.id, query), None
+    except DomainError as refusal:
+        candidates, error = [], refusal
+    context = {"page": page, "web_query": query[: source_search.QUERY_MAX_CHARS], "candidates": candidates,
+               "web_error": error}  # fmt: skip
+    status = error.status if error else 200
+    return render_page(SEARCH_PAGE, WEB_RESULTS, status=status, active="notebook", web_searched=True, **context)
+
+
+@bp.post("/pages/<page_id>/web-search/accept")
+@login_required
+def accept_web_source(page_id):
+    """A proposed source into the page: the candidate's row says it was added (a toast too)."""
+    page = notebook.get_page(acting_user(), page_id)
+    form = request.form
+    candidate = source_search.Candidate(
+        title=form.get("title", "")[: study_sources.SOURCE_TITLE_MAX],
+        url=form.get("url", "")[: source_search.URL_MAX_CHARS],
+        snippet=form.get("snippet", "")[: source_search.SNIPPET_MAX_CHARS],
+        text=form.get("text", "")[: study_sources.PASTE_MAX_CHARS],
+    )
+    try:
+        source = source_search.accept(acting_user(), page.id, candidate.title, candidate.url, candidate.text)
+    except DomainError as error:
+        if not is_htmx():
+            flash(error.message if not error.details else " ".join(error.field_messages.values()), "error")
+            return redirect(url_for("notebook.page", page_id=page.id))
+        context = {"page": page, "candidate": candidate, "error": error, "added": None}
+        return render_template(WEB_CANDIDATE, index=_candidate_index(), **context), error.status
+    _start_background_work(source)
+    message = _("“%(title)s” added to this page's sources.", title=source.title)
+    if not is_htmx():
+        flash(message, "success")
+        return redirect(url_for("notebook.page", page_id=page.id))
+    trigger("toast", {"message": message, "kind": "success"})
+    context = {"page": page, "candidate": candidate, "error": None, "added": source}
+    return render_template(WEB_CANDIDATE, index=_candidate_index(), **context)
+
+
+def _start_background_work(source):
+    """A new source's thread: indexing if it is queued (its embedding follows on that thread),
+    else its embedding, when embeddings are configured."""
+    if source.status == "queued":
+        study_sources.start_processing(current_app._get_current_object(), source.id)
+    elif study_embeddings.configured():
+        study_embeddings.start(current_app._get_current_object(), source.id)
+
+
+def _candidate_index():
+    """Which proposed source the form was (its row's id); digits only, as the page wrote it."""
+    index = request.form.get("index", "")
+    return index if index.isdigit() else "0"
+
+
 def _source_refused(form, page, error, keep=True):
     """The form again with the reason, and what was typed unless the body was never read."""
     if is_htmx():
@@ -735,8 +820,7 @@ def _source_refused(form, page, error, keep=True):
 
 def _source_added(form, page, source):
     """An empty form again, and a toast: ready (searchable now) or being indexed, on its thread."""
-    if source.status == "queued":
-        study_sources.start_processing(current_app._get_current_object(), source.id)
+    _start_background_work(source)
     if source.status == "ready":
         message = ngettext(
             "Source added: %(num)s passage is searchable.",

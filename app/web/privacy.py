@@ -61,12 +61,23 @@ class OutsideTheChain:
 
     label: object
     setting: str  # the app.config key naming where it goes
+    key_setting: str  # the app.config key whose value turns it on
     default_host: object  # what the privacy policy names for it
 
 
 OUTSIDE_THE_CHAIN = (
-    OutsideTheChain(_l("The study notebook's embeddings"), "NOTEBOOK_EMBEDDING_BASE_URL", "Mistral AI"),
-    OutsideTheChain(_l("The study notebook's source search"), "NOTEBOOK_SOURCE_SEARCH_URL", _l("Tavily or Gemini")),
+    OutsideTheChain(
+        _l("The study notebook's embeddings (the text of your sources' passages, and your questions to the tutor)"),
+        "EMBEDDINGS_BASE_URL",
+        "EMBEDDINGS_API_KEY",
+        "Mistral AI",
+    ),
+    OutsideTheChain(
+        _l("The study notebook's source search on the web (only the words you type in it)"),
+        "SOURCE_SEARCH_BASE_URL",
+        "SOURCE_SEARCH_API_KEY",
+        "Tavily",
+    ),
 )
 
 
@@ -103,8 +114,9 @@ def providers(chain):
 
 
 def outbound_elsewhere(config):
-    """The calls outside the chain, each with the host it reaches here (None: not configured)."""
-    return [(call, urlsplit(config[call.setting]).hostname if config.get(call.setting) else None)
+    """The calls outside the chain, each with the host it reaches here (None: not configured,
+    which is when it has no key, whatever its address says)."""
+    return [(call, urlsplit(config[call.setting]).hostname if config.get(call.key_setting) else None)
             for call in OUTSIDE_THE_CHAIN]  # fmt: skip
 
 

@@ -4,6 +4,10 @@ One server plays several providers by path prefix: `/<provider>/v1/chat/completi
 OpenAI-compatible protocol, `/<provider>/<version>/models/<model>:streamGenerateContent` (and
 `:generateContent`) is Gemini's. Each provider has its own queue of `Reply`s; an empty queue
 echoes the last user message. Every request is recorded, so tests assert what was sent.
+
+Two more protocols answer beside the chat ones (tests/fakes/search.py): `/<name>/v1/embeddings`,
+OpenAI's embeddings (deterministic vectors unless a failure is scripted), and
+`/<name>/search`, Tavily's web search (a scripted `Reply(body=...)` is its answer).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.fakes import strict, wire
+from tests.fakes import search, strict, wire
 from tests.fakes.script import Reply, echo_reply
 
 CONTROL = "/_fake/"  # the control paths of a fake run as its own process
@@ -28,7 +32,7 @@ CONTROL = "/_fake/"  # the control paths of a fake run as its own process
 @dataclass
 class RecordedRequest:
     provider: str
-    protocol: str  # "openai" | "gemini"
+    protocol: str  # "openai" | "gemini" | "embeddings" | "tavily"
     path: str
     headers: dict[str, str]  # lower-cased names
     body: Any
@@ -108,6 +112,11 @@ class FakeProviders:
             self._queues.clear()
             self._records.clear()
 
+    def _scripted(self, provider: str) -> Reply | None:
+        with self._lock:
+            queue = self._queues[provider]
+            return queue.popleft() if queue else None
+
     def _next_reply(self, provider: str, last_user_text: str) -> Reply:
         with self._lock:
             queue = self._queues[provider]
@@ -157,6 +166,9 @@ class _ProviderHandler(BaseHTTPRequestHandler):
         if parts.path.startswith(CONTROL):
             self._control(parts.path.removeprefix(CONTROL), body)
             return
+        if parts.path.endswith("/embeddings") or parts.path.endswith("/search"):
+            self._answer_search(provider, parts.path, body)
+            return
         if parts.path.endswith("/chat/completions"):
             protocol, streamed = "openai", bool(body.get("stream"))
             model = body.get("model", "fake-model")
@@ -181,6 +193,32 @@ class _ProviderHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             record.disconnected.set()
             self.close_connection = True
+        finally:
+            record.finished.set()
+
+    def _answer_search(self, provider: str, path: str, body: Any) -> None:
+        """An embeddings or web-search request: a scripted failure or answer, else the default."""
+        protocol = "embeddings" if path.endswith("/embeddings") else "tavily"
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        record = RecordedRequest(
+            provider, protocol, self.path, headers, body, False, client_port=self.client_address[1]
+        )
+        self.providers._record(record)
+        reply = self.providers._scripted(provider)
+        try:
+            if reply is not None and reply.first_byte_delay and not self._silent_for(reply.first_byte_delay):
+                record.disconnected.set()
+                self.close_connection = True
+            elif reply is not None and (reply.status != 200 or reply.body is not None):
+                self._send_json(
+                    reply.status,
+                    reply.body if reply.body is not None else wire.openai_error_body(reply.status),
+                    reply.headers,
+                )
+            elif protocol == "embeddings":
+                self._send_json(200, search.embeddings_answer(body, body.get("model", "fake-embed")))
+            else:
+                self._send_json(200, search.tavily_answer(body))
         finally:
             record.finished.set()
 

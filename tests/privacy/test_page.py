@@ -70,9 +70,12 @@ def test_calls_outside_the_chain_say_whether_they_are_configured(client):
     page = client.get("/privacy").get_data(as_text=True)
     for call in privacy.OUTSIDE_THE_CHAIN:
         assert re.search(rf'data-outbound="{call.setting}">.*?not configured on this server', page, re.S)
-    configured = standalone_app(NOTEBOOK_EMBEDDING_BASE_URL="https://api.mistral.ai/v1")
+    configured = standalone_app(EMBEDDINGS_API_KEY="k", SOURCE_SEARCH_API_KEY="k")
     page = configured.test_client().get("/privacy").get_data(as_text=True)
-    assert "sent to api.mistral.ai." in page
+    assert re.search(r'data-outbound="EMBEDDINGS_BASE_URL">.*?sent to api.mistral.ai\.', page, re.S)
+    assert re.search(r'data-outbound="SOURCE_SEARCH_BASE_URL">.*?sent to api.tavily.com\.', page, re.S)
+    elsewhere = standalone_app(EMBEDDINGS_API_KEY="k", EMBEDDINGS_BASE_URL="https://embed.example.eu/v1")
+    assert "sent to embed.example.eu." in elsewhere.test_client().get("/privacy").get_data(as_text=True)
 
 
 def test_the_export_sections_named_are_the_declared_ones(client):
