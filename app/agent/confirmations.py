@@ -22,7 +22,6 @@ log = logging.getLogger("beyou.agent.confirmations")
 
 # What the model reads in place of "awaiting confirmation" once the person decided (English: the model reads it).
 TOLD_THE_MODEL = {
-    ActionState.PENDING: "Still waiting for the person's click on the card: nothing has been done yet.",
     ActionState.CONFIRMED: "The person confirmed on the card and it was done: `outcome` is what the tool answered.",
     ActionState.CANCELLED: "The person cancelled on the card: nothing was done.",
     ActionState.EXPIRED: "Nobody confirmed in time, so nothing was done and the card is closed. Call the tool "

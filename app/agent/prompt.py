@@ -20,6 +20,7 @@ from jinja2 import Environment, StrictUndefined
 from app.agent import confirmations
 from app.agent.tools import toolsets
 from app.llm import ChatRequest, Message
+from app.models.pending_actions import ActionState
 from app.services import assistant, icons, pending_actions
 from app.services.progress import today_for
 
@@ -64,7 +65,8 @@ def history(chat, turn):
 
 
 def with_decisions(chat, messages):
-    """The messages with each proposal's tool result telling what the person decided since."""
+    """The messages with each proposal's tool result telling what came of it, once the person
+    decided (or it expired); one still waiting keeps saying so, with what the model must not claim."""
     proposed = {}
     for index, message in enumerate(messages):
         if message.role == "tool" and "awaiting_confirmation" in message.content:
@@ -77,7 +79,8 @@ def with_decisions(chat, messages):
     actions = pending_actions.of_ids(chat.user_id, list(proposed.values()))
     decided = list(messages)
     for index, action_id in proposed.items():
-        if (action := actions.get(action_id)) is not None:
+        action = actions.get(action_id)
+        if action is not None and pending_actions.effective_state(action) != ActionState.PENDING:
             told = confirmations.told_the_model(action)
             decided[index] = messages[index].model_copy(update={"content": json.dumps(told, ensure_ascii=False)})
     return decided
