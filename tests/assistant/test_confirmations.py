@@ -12,6 +12,8 @@ from datetime import timedelta
 
 import pytest
 
+from app.agent import prompt
+from app.agent.tools import registry
 from app.extensions import db
 from app.models import Goal, GoalStatus, Habit, User
 from app.models.pending_actions import ActionState, PendingAction
@@ -76,6 +78,28 @@ def propose_deleting_stretch(ana, fake, chat_id):
                  Reply.says("Deleting **Stretch** awaits your confirmation on the card."))  # fmt: skip
     (action,) = actions(ana.app)
     return action, events
+
+
+# Which tools wait ----------------------------------------------------------------------------
+
+MOVES_XP = {"completeUserGoal", "checkRoutineItem"}
+
+
+def test_every_delete_remove_replace_and_xp_write_waits_for_the_click():
+    """Declared on the tool: a new delete tool without `confirm=` fails here."""
+    destructive = {name for name in registry.REGISTRY if name.startswith(("delete", "remove", "replace"))}
+    waiting = {name for name, tool in registry.REGISTRY.items() if tool.confirm is not None}
+    assert waiting == destructive | MOVES_XP
+    for name in waiting:
+        assert registry.REGISTRY[name].description.endswith(registry.CONFIRM_NOTE), name
+        assert "Confirm first" not in registry.REGISTRY[name].description, "the card is the question"
+
+
+def test_the_prompt_drops_the_ask_first_dance_for_them():
+    text = (prompt.PROMPTS / "agent.md").read_text()
+    assert "awaiting_confirmation" in text and "The card is the question" in text
+    assert "restate exactly what will happen and get a yes" not in text
+    assert "so confirm first" not in text
 
 
 # The flow ---------------------------------------------------------------------------------------
@@ -211,6 +235,13 @@ def test_another_users_card_answers_like_an_unknown_one(ana, fake, agent_app, st
         assert foreign.status_code == unknown.status_code == 404
         assert foreign.get_data(as_text=True) == unknown.get_data(as_text=True)
     assert habits_named(agent_app) == ["Stretch"] and actions(agent_app)[0].state == ActionState.PENDING
+
+
+def test_deleting_the_chat_takes_its_cards_with_it(ana, fake, stretch):
+    chat_id = ana.new_chat()
+    propose_deleting_stretch(ana, fake, chat_id)
+    assert ana.post(f"/ai/agent/chats/{chat_id}/delete").status_code == 200
+    assert actions(ana.app) == [] and habits_named(ana.app) == ["Stretch"]
 
 
 def test_the_click_is_csrf_protected(ana, fake, stretch):
