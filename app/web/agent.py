@@ -15,7 +15,7 @@ from app.llm import current_chain
 from app.llm.settings import NOT_CONFIGURED_HINT
 from app.models.pending_actions import ActionState
 from app.services import assistant, pending_actions
-from app.services.errors import DomainError, message_for
+from app.services.errors import MESSAGES, DomainError, message_for
 from app.web.acting import acting_user
 from app.web.rendering import trigger
 
@@ -192,6 +192,16 @@ def action_state(action):
 
 
 @bp.app_template_global()
+def why_not_done(action):
+    """Why a confirmed action could not be done, for the person: the refusal's own message, or
+    an apology when it failed unexpectedly (the model reads the raw outcome instead)."""
+    outcome = action.outcome or {}
+    if outcome.get("error") in MESSAGES:
+        return outcome.get("message") or message_for(outcome["error"])
+    return _("We hit an error on our side. Your data is safe; please try again.")
+
+
+@bp.app_template_global()
 def confirmation_minutes():
     return current_app.config["AGENT_CONFIRMATION_MINUTES"]
 
@@ -219,7 +229,7 @@ def _decided(decision):
     elif decision.decided and state == ActionState.CANCELLED:
         toast, kind = _("Cancelled: nothing was changed."), "info"
     elif decision.decided:  # FAILED: refused when it ran
-        toast, kind = action.outcome["message"], "error"
+        toast, kind = why_not_done(action), "error"
     else:
         toast, kind = ALREADY[state](), "info"
     trigger("toast", {"message": toast, "kind": kind})

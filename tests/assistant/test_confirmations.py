@@ -5,6 +5,7 @@ expires — and the model reads what came of it on the next turn.
 
 Each test scripts the model through the wire fake, as the chat panel runs it."""
 
+import dataclasses
 import json
 import threading
 import uuid
@@ -265,6 +266,21 @@ def test_the_state_is_read_again_at_the_click(ana, fake, agent_app, stretch):
     ask(ana, fake, chat_id, "done?", Reply.says("It could not be deleted."))
     told = tool_results(fake.requests("mistral")[-1])[0]
     assert told["confirmation"]["status"] == "FAILED" and told["outcome"]["error"] == "HABIT_IN_ROUTINE"
+
+
+def test_a_handler_that_crashes_leaves_the_card_failed_and_says_sorry(ana, fake, stretch, monkeypatch):
+    action, _events = propose_deleting_stretch(ana, fake, ana.new_chat())
+
+    def crash(ctx, args):
+        raise RuntimeError("disk on fire")
+
+    broken = dataclasses.replace(registry.REGISTRY["deleteUserHabit"], handler=crash)
+    monkeypatch.setitem(registry.REGISTRY, "deleteUserHabit", broken)
+    failed = click(ana, action.id)
+    assert failed.status_code == 409 and toast_of(failed)[0].startswith("We hit an error on our side")
+    assert 'data-action-state="FAILED"' in failed.get_data(as_text=True)
+    assert actions(ana.app)[0].outcome["error"] == "TOOL_FAILED" and habits_named(ana.app) == ["Stretch"]
+    assert click(ana, action.id).status_code == 409, "a failed action is not tried again"
 
 
 def test_a_renamed_item_no_longer_matches_its_card(ana, fake, agent_app, stretch):
