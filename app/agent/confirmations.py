@@ -76,7 +76,8 @@ def confirm(user, action_id):
 
 
 def cancel(user, action_id):
-    """Nothing will be done: the card closes as cancelled (unless it was decided before)."""
+    """Nothing will be done: the card closes as cancelled (unless it was decided before, or
+    expired: then it says so)."""
     action = pending_actions.get(user, action_id)
     decided = pending_actions.cancel(action)
     if not decided:

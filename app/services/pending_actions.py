@@ -56,8 +56,8 @@ def claim(action):
 
 
 def cancel(action):
-    """The person said no: True when this call cancelled it (it was still pending)."""
-    return _decide(action, ActionState.CANCELLED)
+    """The person said no: True when this call cancelled it (it was still pending, in time)."""
+    return _decide(action, ActionState.CANCELLED, PendingAction.expires_at > now())
 
 
 def expire(action):

@@ -161,8 +161,10 @@ def test_an_expired_card_cannot_be_confirmed(ana, fake, stretch):
 
     shown = ana.http.get(f"/ai/agent/chats/{chat_id}").get_data(as_text=True)
     assert 'data-action-state="EXPIRED"' in shown and "action-confirm" not in shown  # no button to press
-    refused = click(ana, action.id)
-    assert refused.status_code == 409 and toast_of(refused)[0].startswith("This proposal expired")
+    for verb in ("confirm", "cancel"):
+        refused = click(ana, action.id, verb)
+        assert refused.status_code == 409 and toast_of(refused)[0].startswith("This proposal expired")
+        assert 'data-action-state="EXPIRED"' in refused.get_data(as_text=True)
     assert habits_named(ana.app) == ["Stretch"]
     assert actions(ana.app)[0].state == ActionState.EXPIRED
 
