@@ -77,6 +77,8 @@ class Config:
     # lapsed has lost its runner (a killed worker) and is ended as INTERRUPTED.
     AGENT_LEASE_SECONDS = float(_env("BEYOU_AGENT_LEASE_SECONDS", "30"))
     AGENT_STREAMS_PER_USER = 2
+    # How long a change the assistant proposed (a delete, a check that pays XP) can be confirmed.
+    AGENT_CONFIRMATION_MINUTES = int(_env("BEYOU_AGENT_CONFIRMATION_MINUTES", "15"))
     AGENT_RATE_LIMIT = _env("BEYOU_AGENT_RATE_LIMIT", "30 per hour")
 
     # A study source up to this many characters is indexed in its request, a PDF up to this size

@@ -640,12 +640,16 @@ DOMAINS = (
         "assistant",
         Elsewhere("the chat panel mounted in every signed-in page"),
         blueprint="agent",
-        services=("assistant",),
+        services=("assistant", "pending_actions"),
         tools=("memory", "toolsets"),
-        models={"agent": ("chats", "chat_messages", "turns")},
+        models={"agent": ("chats", "chat_messages", "turns"), "pending_actions": ("pending_actions",)},
         export={"assistant": ("chats", "chat_messages")},
-        not_exported={"turns": "a turn is the running state of an answer; the answer is exported as a message"},
-        ids={"chat_id": "chats", "turn_id": "turns"},
+        not_exported={
+            "turns": "a turn is the running state of an answer; the answer is exported as a message",
+            "pending_actions": "a confirmation card's state, minutes long; what the assistant proposed and what "
+            "came of it are in the exported messages",
+        },
+        ids={"chat_id": "chats", "turn_id": "turns", "action_id": "pending_actions"},
         errors={
             "CHAT_NOT_FOUND": _l("We couldn't find that conversation. It may have been deleted."),
             "CHAT_TITLE_INVALID": _l("Give the conversation a title."),
@@ -677,6 +681,13 @@ DOMAINS = (
                 "the assistant did, is kept below; ask again to continue."
             ),
             "AGENT_RATE_LIMITED": _l("You've sent a lot of messages this hour. You can send again at %(time)s."),
+            "ACTION_NOT_FOUND": _l("We couldn't find that proposed change."),
+            "ACTION_CHANGED": _l(
+                "This changed after the assistant proposed it, so nothing was done. Ask again if you still want it."
+            ),
+            "ACTION_EXPIRED": _l(
+                "This proposal expired, so nothing was done. Ask the assistant again if you still want it."
+            ),
             "AGENT_BUDGET_SPENT": _l(
                 "You've sent a lot of messages this hour, so this one was not answered. Send it again later."
             ),

@@ -3,10 +3,12 @@
 from contextlib import contextmanager
 from datetime import date, time
 
+from app.agent import confirmations
 from app.extensions import db
 from app.models import Routine, RoutineEntry, RoutineKind, RoutineSection, User
 from app.models.ideas import CELLS
-from app.services import categories, goals, habits, ideas, tasks
+from app.models.pending_actions import ActionState
+from app.services import assistant, categories, goals, habits, ideas, tasks
 
 TODAY = date(2026, 3, 11)  # a Wednesday
 
@@ -92,3 +94,18 @@ def a_study_cycle(user, title="Cells", page=None):
     week = {"name": "Exams", "days": {0: {"minutes": 60}}, "subjects": [{"page": str(page.id)}]}
     cycle = study_cycles.create_cycle(user, week)
     return {"study_page": page, "study_cycle": cycle, "study_session": study_cycles.log_session(user, page.id, 10)}
+
+
+def a_chat(user):
+    """The user's chat the tools of a test run in (the first one, made when there is none): a
+    change that waits for the person's click belongs to a chat."""
+    return assistant.list_chats(user)[0] if assistant.list_chats(user) else assistant.create_chat(user, "Tests")
+
+
+def confirmed(user, outcome):
+    """Click Confirm on the card a tool call proposed; what the tool answered then. The call
+    alone must have proposed it and changed nothing."""
+    assert outcome.pending_action_id is not None and outcome.domains == (), outcome.result
+    decision = confirmations.confirm(user, outcome.pending_action_id)
+    assert decision.decided and decision.action.state == ActionState.CONFIRMED, decision.action.outcome
+    return decision.action.outcome

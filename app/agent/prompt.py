@@ -4,6 +4,11 @@ The system prompt (prompts/agent.md) with the person's display name and language
 their time zone, the page they wrote from, the two memory notes and the icon catalogue; then the
 chat's last 20 messages with their tool calls and results, and the new message. No email, no
 password hash, nothing of anyone else.
+
+A change the model proposed for the person's confirmation (a delete, a check that pays XP) is
+sent as what came of it: the tool result that said "awaiting confirmation" reads, from the next
+round on, whether the person confirmed (with the tool's answer), cancelled, let it expire, or
+whether it failed when it ran.
 """
 
 import json
@@ -12,9 +17,11 @@ from pathlib import Path
 
 from jinja2 import Environment, StrictUndefined
 
+from app.agent import confirmations
 from app.agent.tools import toolsets
 from app.llm import ChatRequest, Message
-from app.services import assistant, icons
+from app.models.pending_actions import ActionState
+from app.services import assistant, icons, pending_actions
 from app.services.progress import today_for
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
@@ -57,10 +64,32 @@ def history(chat, turn):
     return messages
 
 
+def with_decisions(chat, messages):
+    """The messages with each proposal's tool result telling what came of it, once the person
+    decided (or it expired); one still waiting keeps saying so, with what the model must not claim."""
+    proposed = {}
+    for index, message in enumerate(messages):
+        if message.role == "tool" and "awaiting_confirmation" in message.content:
+            try:
+                awaiting = json.loads(message.content).get("awaiting_confirmation")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(awaiting, dict) and "id" in awaiting:
+                proposed[index] = str(awaiting["id"])
+    actions = pending_actions.of_ids(chat.user_id, list(proposed.values()))
+    decided = list(messages)
+    for index, action_id in proposed.items():
+        action = actions.get(action_id)
+        if action is not None and pending_actions.effective_state(action) != ActionState.PENDING:
+            told = confirmations.told_the_model(action)
+            decided[index] = messages[index].model_copy(update={"content": json.dumps(told, ensure_ascii=False)})
+    return decided
+
+
 def request_for(user, chat, turn, this_turn):
     """The request for the next model call: history, then this turn's messages so far, and the
     tools the turn needs (the core, the page's toolsets and those its calls opened)."""
-    messages = [*history(chat, turn), *this_turn]
+    messages = with_decisions(chat, [*history(chat, turn), *this_turn])
     return ChatRequest(
         system=system_prompt(user, chat, turn),
         messages=messages,

@@ -92,6 +92,8 @@ class Segments:
             segment["page"] = tool.page
         if outcome.error_key:
             segment["error"] = outcome.error_key
+        elif outcome.pending_action_id:
+            segment["confirmation"] = outcome.pending_action_id  # its card: Confirm or Cancel, then what came of it
         elif isinstance(outcome.result, dict) and outcome.result.get("diagram"):
             segment["diagram"] = outcome.result["diagram"]  # showDiagram: drawn in the answer
         if self.items and self.items[-1].get("unfinished"):

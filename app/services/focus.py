@@ -185,6 +185,16 @@ def move(user, micro_task_id, offset, now=None):
     return step, steps
 
 
+def step_to_delete(user, micro_task_id, now=None):
+    """(the user's step of today, whether its name is pinned): what `delete` would remove, read
+    without changing anything."""
+    step = owned(MicroTask, micro_task_id, user, key="MICRO_TASK_NOT_FOUND")
+    _entry, today = todays_entry(user, step.entry_id, now)
+    if step.day != today:
+        raise NotFound("MICRO_TASK_NOT_FOUND")
+    return step, any(_key(kept.name) == _key(step.text) for kept in _pins(user, step.entry_id))
+
+
 def _todays_step(user, micro_task_id, now):
     """The user's step with its entry's steps of today; a step of another day is not addressable."""
     step = owned(MicroTask, micro_task_id, user, key="MICRO_TASK_NOT_FOUND")

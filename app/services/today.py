@@ -323,6 +323,40 @@ def check(user, entry_id, day=None, now=None):
     return change.settle()
 
 
+@dataclass(frozen=True)
+class CheckPreview:
+    """What `check` would do now: the entry's name and routine, the day, whether the entry is
+    checked (the check then unchecks it, taking `xp` back) and the XP that moves."""
+
+    entry_id: str
+    name: str
+    routine: str
+    day: date
+    checked: bool
+    xp: float
+
+
+def check_preview(user, entry_id, day=None, now=None):
+    """Read what checking the entry on `day` would do, refusing what `check` would refuse, and
+    change nothing (the check row a first check would freeze is left unsaved)."""
+    now, today = local_today(user, now)
+    day = _the_day(day, today)
+    with db.session.no_autoflush:
+        change = _Change.open(user, entry_id, day, today)
+        row = change.row
+        preview = CheckPreview(
+            entry_id=str(row.entry_id),
+            name=row.item_name,
+            routine=row.routine_name,
+            day=day,
+            checked=row.checked,
+            xp=row.xp if row.checked else change.xp_for_check(),
+        )
+        if row in db.session.new:
+            db.session.expunge(row)
+    return preview
+
+
 @_one_change
 def skip(user, entry_id, skip=True, day=None, now=None):
     """Skip (or, with skip=False, unskip) an entry on `day` (default today; never a future day).

@@ -4,18 +4,20 @@ import uuid
 from datetime import UTC, datetime
 from functools import wraps
 
-from flask import Blueprint, Response, render_template, request
+from flask import Blueprint, Response, current_app, render_template, request
 from flask_babel import format_datetime, format_time
 from flask_babel import gettext as _
 from flask_login import login_required
 
-from app.agent import markdown, stream, turn_budget
+from app.agent import confirmations, markdown, stream, turn_budget
 from app.agent.tools import registry
 from app.llm import current_chain
 from app.llm.settings import NOT_CONFIGURED_HINT
-from app.services import assistant
-from app.services.errors import DomainError, message_for
+from app.models.pending_actions import ActionState
+from app.services import assistant, pending_actions
+from app.services.errors import MESSAGES, DomainError, message_for
 from app.web.acting import acting_user
+from app.web.rendering import trigger
 
 bp = Blueprint("agent", __name__, url_prefix="/ai/agent")
 
@@ -173,6 +175,74 @@ def cancel(turn_id):
     turn = assistant.get_turn(acting_user(), turn_id)
     assistant.cancel_turns(acting_user(), turn_id=turn.id)
     return "", 204
+
+
+# Confirmation cards ------------------------------------------------------------------------
+
+
+@bp.app_template_global()
+def pending_action(action_id):
+    """The action a card in a chat shows (the server wrote its id into the answer), or None."""
+    return pending_actions.find(action_id)
+
+
+@bp.app_template_global()
+def action_state(action):
+    return pending_actions.effective_state(action).value
+
+
+@bp.app_template_global()
+def why_not_done(action):
+    """Why a confirmed action could not be done, for the person: the refusal's own message, or
+    an apology when it failed unexpectedly (the model reads the raw outcome instead)."""
+    outcome = action.outcome or {}
+    if outcome.get("error") in MESSAGES:
+        return outcome.get("message") or message_for(outcome["error"])
+    return _("We hit an error on our side. Your data is safe; please try again.")
+
+
+@bp.app_template_global()
+def confirmation_minutes():
+    return current_app.config["AGENT_CONFIRMATION_MINUTES"]
+
+
+@bp.post("/actions/<uuid:action_id>/confirm")
+@login_required
+def confirm_action(action_id):
+    """The person's Confirm: performs the proposed change once (a replay finds it decided)."""
+    return _decided(confirmations.confirm(acting_user(), action_id))
+
+
+@bp.post("/actions/<uuid:action_id>/cancel")
+@login_required
+def cancel_action(action_id):
+    return _decided(confirmations.cancel(acting_user(), action_id))
+
+
+def _decided(decision):
+    """The card as it now stands, with a toast saying what the click did: 200 when it decided the
+    action, 409 when the action had been decided before or had expired (nothing was done now)."""
+    action, state = decision.action, decision.state
+    label = tool_label_for(action.tool)
+    if decision.decided and state == ActionState.CONFIRMED:
+        toast, kind = str(label), "success"
+    elif decision.decided and state == ActionState.CANCELLED:
+        toast, kind = _("Cancelled: nothing was changed."), "info"
+    elif decision.decided:  # FAILED: refused when it ran
+        toast, kind = why_not_done(action), "error"
+    else:
+        toast, kind = ALREADY[state](), "info"
+    trigger("toast", {"message": toast, "kind": kind})
+    status = 200 if decision.decided and state != ActionState.FAILED else 409
+    return render_template("agent/_action_decided.html", action=action, label=label), status
+
+
+ALREADY = {  # a click on a card decided before (another tab, a double click, a replayed request)
+    ActionState.CONFIRMED: lambda: _("Already done: this change was confirmed before."),
+    ActionState.CANCELLED: lambda: _("This change was cancelled before: nothing was done."),
+    ActionState.EXPIRED: lambda: message_for("ACTION_EXPIRED"),
+    ActionState.FAILED: lambda: _("This change was tried before and could not be done."),
+}
 
 
 @bp.errorhandler(turn_budget.BudgetSpent)

@@ -1,6 +1,7 @@
 """The panel tells the truth before anyone types: whether the assistant can answer at all, and,
 when an answer fails, where the message the user typed now is."""
 
+import re
 from html import unescape
 
 from app.extensions import db
@@ -64,3 +65,10 @@ def test_ai_unavailable_after_a_tool_round_keeps_the_exchange_and_says_only_what
         rows = db.session.scalars(db.select(ChatMessage).order_by(ChatMessage.seq)).all()
         assert rows[0].segments == [{"type": "text", "text": "remember I train on Tuesdays"}]
         assert rows[1].ending == Ending.FAILED and rows[1].segments[0]["type"] == "tool"
+
+
+def test_the_first_message_of_a_new_chat_shows_once(ana, fake):
+    fake.script("mistral", Reply.says("Hello!"))
+    html = ana.post("/ai/agent/chats", message="hello there", page="/habits").get_data(as_text=True)
+    assert html.count(">hello there</article>") == 1
+    ana.stream(re.search(r'id="turn-([0-9a-f-]{36})"', html).group(1))

@@ -2,6 +2,10 @@
 runs it through the registry as the model would and checks what changed or what it read. A new
 tool without a case fails `test_every_registered_tool_has_a_success_case`.
 
+A write that waits for the person (`confirm=`: deletes, rebuilt routines, checks and completions
+that move XP) is run the way it happens in the chat: the model's call only proposes it, and the
+person's Confirm performs it — the case checks what holds after the click.
+
 Also pinned: the memory notes' limits, and a NUL character refused in any tool argument."""
 
 import json
@@ -9,6 +13,8 @@ from datetime import date, timedelta
 
 import pytest
 
+from app import events
+from app.agent import confirmations
 from app.agent.tools import registry
 from app.extensions import db
 from app.models import (
@@ -546,6 +552,14 @@ def ana_on_the_wire(make_agent_app, fake):
         db.session.remove()
 
 
+def confirmed(user, outcome):
+    """The person's Confirm on the card a call proposed: (what the tool answered, what it announced)."""
+    with events.collecting() as announced:
+        decision = confirmations.confirm(user, outcome.pending_action_id)
+    assert decision.decided and decision.action.state == "CONFIRMED", decision.action.outcome
+    return decision.action.outcome, tuple(sorted(announced))
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_tool_succeeds_when_asked_properly(request, name):
     ana = request.getfixturevalue("ana_on_the_wire" if name in STUDY_DOOR else "ana")
@@ -560,13 +574,17 @@ def test_each_tool_succeeds_when_asked_properly(request, name):
     arguments, holds = CASES[name]
     outcome = run(ana, life, name, arguments(life))
     assert outcome.error_key is None, outcome.result
-    db.session.expire_all()
-    assert holds(outcome.result, life, ana), outcome.result
     tool = registry.REGISTRY[name]
+    result, domains = outcome.result, outcome.domains
+    if tool.confirm is not None:
+        assert outcome.pending_action_id is not None and domains == (), "the call alone changes nothing"
+        result, domains = confirmed(ana, outcome)
+    db.session.expire_all()
+    assert holds(result, life, ana), result
     if tool.kind == "read":
-        assert outcome.domains == ()
+        assert domains == ()
     else:
-        assert tool.domain in outcome.domains, "a write announces the domain its tool belongs to"
+        assert tool.domain in domains, "a write announces the domain its tool belongs to"
 
 
 def test_the_global_note_takes_2000_characters_and_refuses_2001(ana):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from prometheus_client import REGISTRY
 
-from app import domains
+from app import domains, events
 from app.agent.tools import registry, toolsets
 from app.extensions import db
 from app.models import User
@@ -25,14 +25,14 @@ from app.services import (
     study_board,
     tasks,
 )
-from tests.builders import a_study_cycle
+from tests.builders import a_chat, a_study_cycle, confirmed
 from tests.conftest import make_user
 
 ALL_TOOLS = sorted(registry.REGISTRY)
 
 
 def context(user):
-    return registry.ToolContext(user=user, chat=None, page="/habits")
+    return registry.ToolContext(user=user, chat=a_chat(user), page="/habits")
 
 
 def run(user, tool_name, **arguments):
@@ -305,8 +305,11 @@ def test_checking_with_a_habit_id_is_refused_naming_the_entry_id(app, app_contex
     outcome = run(ana, "checkRoutineItem", entry_id=str(life["habit"].id))
     assert outcome.error_key == "ENTRY_ID_REQUIRED"
     assert str(life["entry"].id) in outcome.result["message"]
-    checked = run(ana, "checkRoutineItem", entry_id=str(life["entry"].id))
-    assert checked.error_key is None and "routines" in checked.domains and "habits" in checked.domains
+    proposed = run(ana, "checkRoutineItem", entry_id=str(life["entry"].id))
+    assert proposed.error_key is None and ana.xp == 0
+    with events.collecting() as announced:
+        assert confirmed(ana, proposed)["entry"]["checked"]
+    assert {"routines", "habits"} <= announced
 
 
 def test_invalid_arguments_name_the_field(app, app_context):

@@ -15,13 +15,13 @@ from app.agent.tools import registry
 from app.extensions import db
 from app.models import MicroTask, PinnedStep, TimerCycle
 from app.services import focus
-from tests.builders import a_habit, an_everyday_routine
+from tests.builders import a_chat, a_habit, an_everyday_routine, confirmed
 
 APP = Path(__file__).resolve().parents[2] / "app"
 
 
 def run(user, name, focus_entry_id=None, **arguments):
-    context = registry.ToolContext(user=user, chat=None, page="/focus", focus_entry_id=focus_entry_id)
+    context = registry.ToolContext(user=user, chat=a_chat(user), page="/focus", focus_entry_id=focus_entry_id)
     return registry.run(context, name, arguments)
 
 
@@ -37,7 +37,9 @@ def test_the_tools_walk_a_focus_session(ana, entry):
     order = [step["id"] for step in reversed(listed["steps"])]
     reordered = run(ana, "reorderMicroTasks", entry_id=str(entry.id), micro_task_ids=order).result
     assert [step["text"] for step in reordered["steps"]] == ["Draft", "Outline"]
-    deleted = run(ana, "deleteMicroTask", micro_task_id=outline).result
+    proposed = run(ana, "deleteMicroTask", micro_task_id=outline)
+    assert "it is pinned" in proposed.result["awaiting_confirmation"]["summary"]
+    deleted = confirmed(ana, proposed)
     assert [step["text"] for step in deleted["steps"]] == ["Draft"]
     assert db.session.scalars(db.select(PinnedStep)).all() == [], "deleting the pinned step let its name go"
 
@@ -133,7 +135,10 @@ def test_running_every_focus_tool_never_writes_a_timer_cycle(app, ana, entry):
             ("getDayView", {}),
             ("deleteMicroTask", {"micro_task_id": step}),
         ):
-            assert run(ana, name, **arguments).error_key is None, name
+            outcome = run(ana, name, **arguments)
+            assert outcome.error_key is None, name
+            if outcome.pending_action_id:
+                confirmed(ana, outcome)
     finally:
         event.remove(engine, "before_cursor_execute", watch)
     assert written == []

@@ -7,7 +7,7 @@ from app.agent.tools import registry
 from app.extensions import db
 from app.models.study_board import StudyConnection, StudyNode
 from app.services import study_board, study_cycles
-from tests.builders import a_study_cycle
+from tests.builders import a_chat, a_study_cycle, confirmed
 from tests.notebook.test_board_service import a_page, titles
 
 BOARD_TOOLS = ("getStudyBoard", "addStudyNode", "editStudyNode", "setStudyNodeStatus", "connectStudyNodes",
@@ -15,7 +15,7 @@ BOARD_TOOLS = ("getStudyBoard", "addStudyNode", "editStudyNode", "setStudyNodeSt
 
 
 def run(user, name, **arguments):
-    return registry.run(registry.ToolContext(user=user, chat=None, page="/notebook"), name, arguments)
+    return registry.run(registry.ToolContext(user=user, chat=a_chat(user), page="/notebook"), name, arguments)
 
 
 def ok(outcome):
@@ -77,7 +77,10 @@ def test_connect_disconnect_remove_and_reorder_write_the_board(ana, board):
     ok(run(ana, "disconnectStudyNodes", page="Cells", from_node="Cell", to_node="Tissue"))
     ok(run(ana, "reorderStudyBoard", page="Cells", nodes=["Organ", "Tissue", str(nodes["Cell"].id)]))
     assert titles(ana, page) == ["Organ", "Tissue", "Cell"]
-    removed = ok(run(ana, "removeStudyNode", page="Cells", node="Tissue"))
+    proposed = run(ana, "removeStudyNode", page="Cells", node="Tissue")
+    assert ok(proposed)["awaiting_confirmation"]["summary"].startswith("Remove the concept “Tissue”")
+    assert titles(ana, page) == ["Organ", "Tissue", "Cell"], "the call alone removes nothing"
+    removed = confirmed(ana, proposed)
     assert removed["removed"]["title"] == "Tissue"
     assert titles(ana, page) == ["Organ", "Cell"]
     assert db.session.scalar(db.select(db.func.count()).select_from(StudyConnection)) == 0

@@ -14,7 +14,17 @@ import pytest
 
 from app import domains
 from app.extensions import db
-from app.services import assistant, feedback, focus, ideas, notebook, routines, schedules, study_board
+from app.services import (
+    assistant,
+    feedback,
+    focus,
+    ideas,
+    notebook,
+    pending_actions,
+    routines,
+    schedules,
+    study_board,
+)
 from tests.builders import a_category, a_goal, a_habit, a_study_cycle, a_task, as_user
 
 SOURCES = {argument: table for domain in domains.DOMAINS for argument, table in domain.ids.items()}
@@ -25,7 +35,8 @@ FORM = {"name": "Taken over", "value": "5", "target_value": "1", "unit": "x", "i
 
 def a_whole_life(user):
     """One row in every table a route can name: the catalogue, a scheduled routine and a step of
-    its entry, feedback, a note, a notebook page with a flashcard and a concept on its board, a chat."""
+    its entry, feedback, a note, a notebook page with a flashcard and a concept on its board, a chat
+    with a change the assistant proposed waiting on its card."""
     category = a_category(user)
     habit = a_habit(user, "Run", category=category)
     task = a_task(user, "Call mom", categories=[category.id])
@@ -46,6 +57,8 @@ def a_whole_life(user):
     a_study_cycle(user, page=page)
     chat = assistant.create_chat(user, "Plans")
     assistant.start_turn(user, chat.id, "What is on today?")
+    pending_actions.propose(user, chat, "deleteUserHabit", {"ref": str(habit.id)}, "Delete the habit “Run”",
+                            {"id": str(habit.id), "name": "Run"})  # fmt: skip
 
 
 def row_of(user_id, table_name):

@@ -7,10 +7,12 @@ import uuid
 import pytest
 
 import app.agent.tools.study_cycles as cycle_tools
+from app import events
 from app.agent.tools import registry
 from app.extensions import db
 from app.models import StudyCycle
 from app.services import study_cycles
+from tests.builders import a_chat, confirmed
 
 TOOLS = [
     "getStudyToday",
@@ -28,7 +30,8 @@ TOOLS = [
 
 
 def run(user, tool_name, **arguments):
-    return registry.run(registry.ToolContext(user=user, chat=None, page="/notebook/cycles"), tool_name, arguments)
+    context = registry.ToolContext(user=user, chat=a_chat(user), page="/notebook/cycles")
+    return registry.run(context, tool_name, arguments)
 
 
 def created(user, **overrides):
@@ -130,7 +133,11 @@ def test_archived_unknown_and_foreign_cycles_answer_alike_listing_the_active_one
 def test_delete_removes_the_cycle(ana, cells, genetics):
     created(ana)
     outcome = run(ana, "deleteStudyCycle", cycle="Exams")
-    assert outcome.result["deleted"]["name"] == "Exams" and outcome.domains == ("study_cycles",)
+    assert "“Exams”" in outcome.result["awaiting_confirmation"]["summary"]
+    assert len(study_cycles.every_cycle(ana)) == 1, "the call alone deletes nothing"
+    with events.collecting() as announced:
+        assert confirmed(ana, outcome)["deleted"]["name"] == "Exams"
+    assert announced == {"study_cycles"}
     assert study_cycles.every_cycle(ana) == []
 
 
@@ -141,8 +148,10 @@ def test_sessions_are_logged_listed_and_deleted_with_their_ids(ana, cells, genet
     listed = run(ana, "listStudySessions").result["sessions"]
     assert [session["id"] for session in listed] == [logged.result["id"]]
     assert run(ana, "listStudyCycles").result["cycles"][0]["lap"]["done"] == 40
-    deleted = run(ana, "deleteStudySession", session_id=logged.result["id"])
-    assert deleted.error_key is None and run(ana, "listStudyCycles").result["cycles"][0]["lap"]["done"] == 0
+    proposed = run(ana, "deleteStudySession", session_id=logged.result["id"])
+    assert "40" in proposed.result["awaiting_confirmation"]["summary"]
+    confirmed(ana, proposed)
+    assert run(ana, "listStudyCycles").result["cycles"][0]["lap"]["done"] == 0
 
 
 def test_session_refusals(ana, cells, genetics):

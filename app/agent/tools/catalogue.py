@@ -13,7 +13,7 @@ from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
 
 from app.agent.tools import views
-from app.agent.tools.registry import tool
+from app.agent.tools.registry import Proposal, pinned, tool
 from app.services import categories, habits, tasks
 
 Experience = Literal["BEGINNER", "INTERMEDIATE", "ADVANCED"]
@@ -34,6 +34,7 @@ class Told:
 
     label: object
     description: str
+    proposal: object = None  # the delete card's words, with %(name)s (a delete waits for the person's click)
 
 
 def declare_entity_tools(service, *, told, nouns, new, change, reads=Search, listing=None):
@@ -73,6 +74,15 @@ def declare_entity_tools(service, *, told, nouns, new, change, reads=Search, lis
         service.delete(ctx.user, row.id)
         return {"deleted": name}
 
+    def delete_preview(ctx, arguments):
+        """The row the delete names, refused at once when the service would refuse it (in use)."""
+        row = service.resolve(ctx.user, arguments.ref)
+        refusal = service.deletion_refusal(ctx.user, row.id) if hasattr(service, "deletion_refusal") else None
+        if refusal is not None:
+            raise refusal
+        summary = told["delete"].proposal % {"name": row.name}
+        return Proposal(summary, pinned(arguments, ref=row.id), {"id": str(row.id), "name": row.name})
+
     declaring_module = inspect.currentframe().f_back.f_globals["__name__"]  # the domain's tool module
     adapters = (("get", get, many), ("create", create, one), ("edit", edit, one), ("delete", delete, one))
     for verb, handler, noun in adapters:
@@ -81,7 +91,8 @@ def declare_entity_tools(service, *, told, nouns, new, change, reads=Search, lis
         handler.__doc__ = told[verb].description
         kind = "read" if verb == "get" else "write"
         where = None if verb == "get" else page
-        tool(domain=domain, kind=kind, label=told[verb].label, page=where, args=args[verb])(handler)
+        confirm = delete_preview if verb == "delete" else None
+        tool(domain=domain, kind=kind, label=told[verb].label, page=where, args=args[verb], confirm=confirm)(handler)
 
 
 # Categories ---------------------------------------------------------------------------------
@@ -115,8 +126,8 @@ declare_entity_tools(
         ),
         "delete": Told(
             _l("Deleted a category"),
-            "Delete a category. Confirm with the person first. Refused while a habit, task or goal uses it: "
-            "the refusal says which.",
+            "Delete a category. Refused while a habit, task or goal uses it: the refusal says which.",
+            _l("Delete the category “%(name)s”"),
         ),
     },
     nouns=("Category", "Categories"),
@@ -175,8 +186,9 @@ declare_entity_tools(
         "edit": Told(_l("Changed a habit"), "Change some fields of a habit; fields you do not send keep their value."),
         "delete": Told(
             _l("Deleted a habit"),
-            "Delete a habit. Confirm with the person first. Refused while it is in a routine (the refusal names "
-            "the routines): remove its entries first, if the person agrees.",
+            "Delete a habit with its history. Refused while it is in a routine (the refusal names the "
+            "routines): remove its entries first, if the person agrees.",
+            _l("Delete the habit “%(name)s” with its streak and history"),
         ),
     },
     nouns=("Habit", "Habits"),
@@ -207,7 +219,9 @@ declare_entity_tools(
         ),
         "edit": Told(_l("Changed a task"), "Change some fields of a task; fields you do not send keep their value."),
         "delete": Told(
-            _l("Deleted a task"), "Delete a task. Confirm with the person first. Refused while it is in a routine."
+            _l("Deleted a task"),
+            "Delete a task with its history. Refused while it is in a routine.",
+            _l("Delete the task “%(name)s” with its history"),
         ),
     },
     nouns=("Task", "Tasks"),

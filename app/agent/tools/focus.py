@@ -5,10 +5,11 @@ No tool guesses the entry: a call without one is refused, naming the entry open 
 No tool writes, lists or deletes timer cycles: only the browser records them, when one completes.
 """
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
 
-from app.agent.tools.registry import tool
+from app.agent.tools.registry import Proposal, pinned, tool
 from app.services import focus
 
 ENTRY = "The routine ENTRY id of today (getDayView or getTodayRoutine), never a habit or task id."
@@ -77,10 +78,20 @@ def pinMicroTask(ctx, args):
     return steps.step_data(step)
 
 
-@tool(domain="focus", kind="write", label=_l("Deleted a step"), page="/focus", args=StepRef)
+def _step_deletion(ctx, args):
+    """The step a delete removes, and whether its pinned name goes with it."""
+    step, is_pinned = focus.step_to_delete(ctx.user, args.micro_task_id)
+    if is_pinned:
+        summary = _("Delete the step “%(text)s”; it is pinned, so it stops coming back on other days", text=step.text)
+    else:
+        summary = _("Delete the step “%(text)s” of today", text=step.text)
+    return Proposal(summary, pinned(args), {"id": str(step.id), "text": step.text, "pinned": is_pinned})
+
+
+@tool(domain="focus", kind="write", label=_l("Deleted a step"), page="/focus", args=StepRef, confirm=_step_deletion)
 def deleteMicroTask(ctx, args):
     """Delete a micro-task of today. Deleting a pinned one also stops keeping its name on other
-    days. Confirm first."""
+    days."""
     return focus.delete(ctx.user, args.micro_task_id).to_dict()
 
 

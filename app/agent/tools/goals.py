@@ -7,12 +7,16 @@ refused with the candidates.
 from datetime import date
 from typing import Literal
 
+from flask_babel import format_number
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
 
 from app.agent.tools.catalogue import Told, declare_entity_tools
-from app.agent.tools.registry import tool
+from app.agent.tools.registry import Proposal, pinned, tool
+from app.models import GoalStatus
 from app.services import goals
+from app.services.progress import today_for
 
 GOAL_REF = "The goal's id, exact name, or a part of its name that only it has."
 Term = Literal["SHORT_TERM", "MEDIUM_TERM", "LONG_TERM"]
@@ -84,8 +88,9 @@ declare_entity_tools(
         ),
         "delete": Told(
             _l("Deleted a goal"),
-            "Delete a goal. Confirm with the person first; offer archiving when they may want the history. Its "
-            "sub-goals move up to its parent.",
+            "Delete a goal; offer archiving instead when they may want the history. Its sub-goals move up to its "
+            "parent.",
+            _l("Delete the goal “%(name)s” (its sub-goals, if any, move up a level)"),
         ),
     },
     nouns=("Goal", "Goals"),
@@ -96,7 +101,25 @@ declare_entity_tools(
 )
 
 
-@tool(kind="write", label=_l("Completed a goal"), domain="goals", page="/goals", args=GoalCompletion)
+def _completion(ctx, args):
+    """The goal and the XP its completion pays (or its undoing takes back); a goal already in the
+    state asked for is answered at once, since nothing would change."""
+    goal = goals.resolve(ctx.user, args.ref)
+    if (goal.status == GoalStatus.COMPLETED) == args.done:
+        return {"goal": goals.as_data(goal), "unchanged": True}
+    facts = {"id": str(goal.id), "name": goal.name, "done": args.done}
+    if args.done:
+        xp = goals.completion_xp(goal, today_for(ctx.user))
+        summary = _("Complete the goal “%(name)s”: it earns %(xp)s XP", name=goal.name, xp=format_number(xp))
+    else:
+        xp = goal.xp_reward or 0
+        summary = _("Undo the completion of “%(name)s”: its %(xp)s XP come off again", name=goal.name,
+                    xp=format_number(xp))  # fmt: skip
+    return Proposal(summary, pinned(args, ref=goal.id), facts)
+
+
+@tool(kind="write", label=_l("Completed a goal"), domain="goals", page="/goals", args=GoalCompletion,
+      confirm=_completion)  # fmt: skip
 def completeUserGoal(ctx, args):
     """Complete a goal (it grants XP) or undo a completion (the same XP comes back off). ONLY when
     the person explicitly asks for it."""

@@ -4,6 +4,12 @@ read or write, the domain it belongs to, and a handler into the service layer.
 The handler runs as the turn's user; the model never names the user. Refusals come back to the
 model as data it can act on (the key, the translated message, the candidates), never as an
 exception, and every call is counted.
+
+A write declared with `confirm=<preview>` (every delete, a rebuilt routine, a check or a
+completion that moves XP) does not run on the model's word: the preview reads what it would
+change, a pending action is stored, and the model is told it awaits the person's click on the
+chat's card (app/agent/confirmations.py performs it). The preview refuses at once what the click
+would refuse (an unknown name, a habit still in a routine), so the card only offers what can be done.
 """
 
 import json
@@ -12,12 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from flask import current_app
 from prometheus_client import Counter
 from pydantic import BaseModel, ValidationError
 
 from app import events
 from app.extensions import db
 from app.llm import ToolSpec
+from app.services import pending_actions
 from app.services.errors import DomainError
 
 log = logging.getLogger("beyou.agent.tools")
@@ -46,10 +54,32 @@ class Tool:
     page: str | None  # where a write's card links to
     handler: Callable[[ToolContext, BaseModel], Any]
     core: bool = False  # sent on every model round, whatever the page (toolsets.py)
+    # A write the person confirms: (ctx, args) → Proposal, or a dict answered at once when there
+    # is nothing to change (completing a goal already completed). None: it runs when called.
+    confirm: Callable[[ToolContext, BaseModel], Any] | None = None
 
     @property
     def spec(self):
         return ToolSpec(self.name, self.description, self.args_model)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What a confirmed write would change, read before anything runs: the card's words (names,
+    not ids, in the person's language), the arguments pinned to the rows they named, and the
+    facts the click reads again (a difference means the card no longer says what would happen)."""
+
+    summary: str
+    arguments: dict
+    facts: dict
+
+
+AWAITING = (
+    "Nothing has been done yet. The person sees a card with this change and Confirm and Cancel buttons; only "
+    "their click performs it (within {minutes} minutes). Do not say it was done and do not ask again for a "
+    "yes: say in one line what awaits their confirmation on the card."
+)
+CONFIRM_NOTE = " Nothing happens until the person confirms it on the card the chat shows them."
 
 
 @dataclass(frozen=True)
@@ -64,6 +94,13 @@ class ToolOutcome:
     def as_model_content(self):
         return json.dumps(self.result, ensure_ascii=False, default=str)
 
+    @property
+    def pending_action_id(self):
+        """The pending action this call proposed (its card), or None."""
+        if isinstance(self.result, dict) and isinstance(self.result.get("awaiting_confirmation"), dict):
+            return self.result["awaiting_confirmation"]["id"]
+        return None
+
 
 REGISTRY: dict[str, Tool] = {}
 
@@ -72,17 +109,19 @@ class NoArguments(BaseModel):
     pass
 
 
-def tool(*, domain, kind, label, page=None, args=NoArguments, core=False, description=None):
+def tool(*, domain, kind, label, page=None, args=NoArguments, core=False, description=None, confirm=None):
     """Register the decorated function as a tool named after it; its docstring is the description
-    unless one is given (a description built from declarations)."""
+    unless one is given (a description built from declarations). `confirm`: the preview of a
+    write that waits for the person's click (its description says so)."""
 
     def register(handler):
         name = handler.__name__
         if name in REGISTRY:
             raise ValueError(f"tool {name} is declared twice")
+        told = description or " ".join((handler.__doc__ or "").split())
         REGISTRY[name] = Tool(
             name=name,
-            description=description or " ".join((handler.__doc__ or "").split()),
+            description=told + (CONFIRM_NOTE if confirm is not None else ""),
             args_model=args,
             kind=kind,
             domain=domain,
@@ -90,6 +129,7 @@ def tool(*, domain, kind, label, page=None, args=NoArguments, core=False, descri
             page=page,
             handler=handler,
             core=core,
+            confirm=confirm,
         )
         return handler
 
@@ -113,7 +153,7 @@ def run(context, name, arguments):
         return ToolOutcome(found, name, _invalid_arguments(invalid), "INVALID_ARGUMENTS", ())
     with events.collecting() as announced:
         try:
-            result = found.handler(context, parsed)
+            result = _propose(context, found, parsed) if found.confirm else found.handler(context, parsed)
         except DomainError as refusal:
             db.session.rollback()
             TOOL_CALLS.labels(name, "refused").inc()
@@ -126,6 +166,27 @@ def run(context, name, arguments):
             return ToolOutcome(found, name, failure, "TOOL_FAILED", tuple(sorted(announced)))
     TOOL_CALLS.labels(name, "ok").inc()
     return ToolOutcome(found, name, result if result is not None else {"ok": True}, None, tuple(sorted(announced)))
+
+
+def _propose(context, found, parsed):
+    """Store what the confirmed write would do and tell the model it awaits the person's click;
+    a preview with nothing to change answers at once."""
+    proposal = found.confirm(context, parsed)
+    if not isinstance(proposal, Proposal):
+        return proposal
+    action = pending_actions.propose(context.user, context.chat, found.name, proposal.arguments, proposal.summary,
+                                     proposal.facts)  # fmt: skip
+    minutes = current_app.config["AGENT_CONFIRMATION_MINUTES"]
+    return {
+        "awaiting_confirmation": {"id": str(action.id), "summary": proposal.summary},
+        "message": AWAITING.format(minutes=minutes),
+    }
+
+
+def pinned(args, **ids):
+    """The validated arguments as JSON, with the names the model sent replaced by the ids they
+    resolved to: the click acts on the rows the card named, whatever is renamed meanwhile."""
+    return {**args.model_dump(mode="json"), **{key: str(value) for key, value in ids.items()}}
 
 
 def _holds_nul(value):

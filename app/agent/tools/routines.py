@@ -6,10 +6,12 @@ getTodayRoutine — never the habit's or task's id (the service refuses that wit
 
 from datetime import date
 
+from flask_babel import format_date, format_number
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
 
-from app.agent.tools.registry import tool
+from app.agent.tools.registry import Proposal, pinned, tool
 from app.services import routines, schedules, today
 
 ROUTINE_REF = "The routine's id or exact name."
@@ -204,32 +206,106 @@ def addTaskToRoutineSection(ctx, args):
     return _described(routine)
 
 
-@tool(kind="write", label=_l("Removed a routine entry"), domain="routines", page="/routines", args=EntryRef)
+def _entry_removal(ctx, args):
+    """The entry and the routine it leaves."""
+    entry = routines.get_entry(ctx.user, args.entry_id)
+    summary = _("Remove “%(item)s” from the routine “%(routine)s” (the item itself and past days stay)",
+                item=entry.item.name, routine=entry.routine.name)  # fmt: skip
+    return Proposal(summary, pinned(args), {"id": str(entry.id), "item": entry.item.name})
+
+
+def _rebuild(ctx, args, kept_sections, kept_entries):
+    """What a replace removes: the sections and entries of the routine now that the tree sent leaves out."""
+    routine = routines.resolve(ctx.user, args.routine)
+    removed = [f"“{entry.item.name}”" for entry in routine.entries if str(entry.id) not in kept_entries]
+    removed += [_("the section “%(name)s”", name=section.name) for section in routine.sections
+                if str(section.id) not in kept_sections]  # fmt: skip
+    if removed:
+        summary = _("Rebuild the routine “%(name)s” as sent, removing %(removed)s", name=routine.name,
+                    removed=", ".join(removed))  # fmt: skip
+    else:
+        summary = _("Rebuild the routine “%(name)s” as sent (nothing in it is removed)", name=routine.name)
+    facts = {"id": str(routine.id), "name": routine.name, "sections": sorted(str(s.id) for s in routine.sections),
+             "entries": sorted(str(e.id) for e in routine.entries)}  # fmt: skip
+    return Proposal(summary, pinned(args, routine=routine.id), facts)
+
+
+def _timed_rebuild(ctx, args):
+    """A timed routine keeps the sections and entries whose ids were sent."""
+    kept_sections = {section.id for section in args.sections if section.id}
+    kept_entries = {entry.id for section in args.sections for entry in section.entries if entry.id}
+    return _rebuild(ctx, args, kept_sections, kept_entries)
+
+
+def _list_rebuild(ctx, args):
+    """A list routine keeps the entries whose ids were sent."""
+    return _rebuild(ctx, args, set(), {item.id for item in args.items if item.id})
+
+
+def _routine_deletion(ctx, args):
+    """The routine, by name, that goes with its sections, entries and schedule."""
+    routine = routines.resolve(ctx.user, args.routine)
+    summary = _("Delete the routine “%(name)s” with its sections, entries and schedule (its habits and tasks stay)",
+                name=routine.name)  # fmt: skip
+    return Proposal(summary, pinned(args, routine=routine.id), {"id": str(routine.id), "name": routine.name})
+
+
+def _unscheduling(ctx, args):
+    """The routine that stops running on any day."""
+    routine = routines.resolve(ctx.user, args.routine)
+    summary = _("Unschedule the routine “%(name)s”: it stays, but runs on no day", name=routine.name)
+    return Proposal(summary, pinned(args, routine=routine.id), {"id": str(routine.id), "name": routine.name})
+
+
+CHECK_SUMMARIES = {  # (a past day, checked now) → what the card says the click does
+    (False, False): _l("Check “%(name)s” (%(routine)s) for today: it earns %(xp)s XP"),
+    (False, True): _l("Uncheck “%(name)s” (%(routine)s) for today: its %(xp)s XP come off again"),
+    (True, False): _l("Check “%(name)s” (%(routine)s) on %(day)s, late: it earns %(xp)s XP"),
+    (True, True): _l("Uncheck “%(name)s” (%(routine)s) on %(day)s: its %(xp)s XP come off again"),
+}
+
+
+def _check(ctx, args):
+    """The entry, the day and the XP a check pays (or an uncheck takes back). The day is read
+    again at the click: a card for today confirmed after midnight no longer says what would happen."""
+    found = today.check_preview(ctx.user, args.entry_id, day=args.day)
+    past = found.day != today.local_today(ctx.user)[1]
+    summary = CHECK_SUMMARIES[past, found.checked] % {
+        "name": found.name, "routine": found.routine, "xp": format_number(found.xp),
+        "day": format_date(found.day, "medium"),
+    }  # fmt: skip
+    facts = {"entry": found.entry_id, "day": found.day.isoformat(), "checked": found.checked}
+    return Proposal(summary, pinned(args), facts)
+
+
+@tool(kind="write", label=_l("Removed a routine entry"), domain="routines", page="/routines", args=EntryRef,
+      confirm=_entry_removal)  # fmt: skip
 def removeRoutineItem(ctx, args):
-    """Take one ENTRY out of its routine. Confirm first. The habit or task and past days stay."""
+    """Take one ENTRY out of its routine. The habit or task and past days stay."""
     return _described(routines.remove_entry(ctx.user, args.entry_id))
 
 
-@tool(kind="write", label=_l("Rebuilt a routine"), domain="routines", page="/routines", args=TimedRoutineReplace)
+@tool(kind="write", label=_l("Rebuilt a routine"), domain="routines", page="/routines", args=TimedRoutineReplace,
+      confirm=_timed_rebuild)  # fmt: skip
 def replaceUserRoutine(ctx, args):
     """Replace a whole timed routine with the COMPLETE routine you just read, changed: sent ids
-    are kept, anything left out is REMOVED. Confirm first; for one change use the targeted tools."""
+    are kept, anything left out is REMOVED. For one change use the targeted tools."""
     tree = {"name": args.name, "icon": args.icon, "sections": [s.model_dump() for s in args.sections]}
     return _described(routines.replace(ctx.user, args.routine, tree))
 
 
 @tool(kind="write", label=_l("Rebuilt a list routine"), domain="routines", page="/routines",
-      args=ListRoutineReplace)  # fmt: skip
+      args=ListRoutineReplace, confirm=_list_rebuild)  # fmt: skip
 def replaceListRoutine(ctx, args):
-    """Replace a list routine's name and whole list: items left out are removed. Confirm first."""
+    """Replace a list routine's name and whole list: items left out are removed."""
     tree = {"name": args.name, "icon": args.icon, "entries": [item.model_dump() for item in args.items]}
     return _described(routines.replace(ctx.user, args.routine, tree))
 
 
-@tool(kind="write", label=_l("Deleted a routine"), domain="routines", page="/routines", args=RoutineRef)
+@tool(kind="write", label=_l("Deleted a routine"), domain="routines", page="/routines", args=RoutineRef,
+      confirm=_routine_deletion)  # fmt: skip
 def deleteUserRoutine(ctx, args):
-    """Delete a routine with its sections, entries and schedule (habits and tasks stay). Confirm
-    first."""
+    """Delete a routine with its sections, entries and schedule (habits and tasks stay)."""
     routine = routines.resolve(ctx.user, args.routine)
     name = routine.name
     routines.delete(ctx.user, routine.id)
@@ -256,16 +332,17 @@ def updateUserSchedule(ctx, args):
     return _scheduled(ctx, args)
 
 
-@tool(kind="write", label=_l("Unscheduled a routine"), domain="routines", page="/routines", args=RoutineRef)
+@tool(kind="write", label=_l("Unscheduled a routine"), domain="routines", page="/routines", args=RoutineRef,
+      confirm=_unscheduling)  # fmt: skip
 def deleteUserSchedule(ctx, args):
-    """Unschedule a routine: it stays, but runs on no day. Confirm first."""
+    """Unschedule a routine: it stays, but runs on no day."""
     return schedules.clear(ctx.user, args.routine).to_dict()
 
 
 # Today ----------------------------------------------------------------------------------------
 
 
-@tool(kind="write", label=_l("Checked an item"), domain="routines", page="/routines", args=Check)
+@tool(kind="write", label=_l("Checked an item"), domain="routines", page="/routines", args=Check, confirm=_check)
 def checkRoutineItem(ctx, args):
     """Check (or uncheck, if checked) one routine ENTRY; grants XP. ONLY when the person
     explicitly asks."""

@@ -5,10 +5,11 @@ Every tool names the page (its id or exact title) and each node on it (its id fr
 or its exact title on that board); a node of another page is refused, never moved or joined.
 """
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
 
-from app.agent.tools.registry import tool
+from app.agent.tools.registry import Proposal, pinned, tool
 from app.models.study_board import NODE_DESCRIPTION_MAX, NODE_TITLE_MAX
 from app.services import notebook, study_board, study_cycles
 from app.services.entity_fields import UNSET
@@ -111,10 +112,19 @@ def disconnectStudyNodes(ctx, args):
     return {"removed": {"from": str(source.id), "to": str(target.id)}}
 
 
+def _node_removal(ctx, args):
+    """The concept, on its page, that goes with its connections."""
+    page = _on_page(ctx, args)
+    node = study_board.node_on(ctx.user, page, args.node)
+    summary = _("Remove the concept “%(node)s” from the board of “%(page)s”, with its connections",
+                node=node.title, page=page.title)  # fmt: skip
+    return Proposal(summary, pinned(args, page=page.id, node=node.id), {"id": str(node.id), "title": node.title})
+
+
 @tool(domain="notebook", kind="write", label=_l("Removed a concept from a study board"), page="/notebook",
-      args=NodeRef)  # fmt: skip
+      args=NodeRef, confirm=_node_removal)  # fmt: skip
 def removeStudyNode(ctx, args):
-    """Remove a concept and every connection to or from it. Confirm first."""
+    """Remove a concept and every connection to or from it."""
     node = study_board.remove_node(ctx.user, args.node, page=_on_page(ctx, args))
     return {"removed": _node(node)}
 

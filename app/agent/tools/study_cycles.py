@@ -11,10 +11,12 @@ actually spent, and only the browser reports them.
 from datetime import date
 from typing import Literal
 
+from flask_babel import format_date
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
 
-from app.agent.tools.registry import tool
+from app.agent.tools.registry import Proposal, pinned, tool
 from app.services import notebook, study_cycles
 from app.services.entity_fields import UNSET
 from app.services.errors import Invalid
@@ -233,10 +235,19 @@ def archiveStudyCycle(ctx, args):
     return {"archived": {"id": str(cycle.id), "name": cycle.name}}
 
 
-@tool(domain="study_cycles", kind="write", label=_l("Deleted a study cycle"), page=PAGE, args=CycleRef)
+def _cycle_deletion(ctx, args):
+    """The active cycle, by name, that goes for good."""
+    cycle = study_cycles.resolve_cycle(ctx.user, args.cycle)
+    summary = _("Delete the study cycle “%(name)s” with its blocks and laps, for good (its sessions stay)",
+                name=cycle.name)  # fmt: skip
+    return Proposal(summary, pinned(args, cycle=cycle.id), {"id": str(cycle.id), "name": cycle.name})
+
+
+@tool(domain="study_cycles", kind="write", label=_l("Deleted a study cycle"), page=PAGE, args=CycleRef,
+      confirm=_cycle_deletion)  # fmt: skip
 def deleteStudyCycle(ctx, args):
-    """Delete an active cycle with its blocks and laps, for good. Confirm the cycle's name with the
-    person first, and offer archiving instead when they might want its history."""
+    """Delete an active cycle with its blocks and laps, for good. Offer archiving instead when the
+    person might want its history."""
     cycle = study_cycles.resolve_cycle(ctx.user, args.cycle)
     deleted = {"id": str(cycle.id), "name": cycle.name}
     study_cycles.delete_cycle(ctx.user, cycle.id)
@@ -251,7 +262,16 @@ def logStudySession(ctx, args):
     return study_cycles.session_data(study_cycles.log_session(ctx.user, args.page, args.minutes, day=args.day))
 
 
-@tool(domain="study_cycles", kind="write", label=_l("Deleted a study session"), page=PAGE, args=StudySessionRef)
+def _session_deletion(ctx, args):
+    """The logged session: its minutes, page and day."""
+    session = study_cycles.get_session(ctx.user, args.session_id)
+    summary = _("Delete the %(minutes)s minutes of study logged on “%(page)s” on %(day)s", minutes=session.minutes,
+                page=session.page.title, day=format_date(session.day, "medium"))  # fmt: skip
+    return Proposal(summary, pinned(args), {"id": str(session.id), "minutes": session.minutes})
+
+
+@tool(domain="study_cycles", kind="write", label=_l("Deleted a study session"), page=PAGE, args=StudySessionRef,
+      confirm=_session_deletion)  # fmt: skip
 def deleteStudySession(ctx, args):
     """Delete a session the person logged by hand (listStudySessions gives the ids); its minutes
     come off the lap when that lap is still running."""
