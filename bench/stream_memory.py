@@ -8,8 +8,9 @@ worker holds it. A few streams are opened first (they warm the allocators and ca
 tracemalloc then compares the heap before and after `--streams` more, and prints the growth per
 stream, grouped by who holds it: the system prompt, the request's JSON body, the turn's
 SQLAlchemy rows, the greenlets and queues, httpx, the SDK, the chain, the watcher's request.
-It measures the Python heap only: the bench's resident-memory figure (`bench.sse_streams`) adds
-the sockets' kernel buffers and the allocator's slack.
+With `--resident`, no tracemalloc: the process's resident memory grown per stream instead. The
+streams open one after the other, so both are the steady state; `bench.sse_streams`' resident
+memory per stream also keeps the high-water mark of thousands of turns starting at once.
 """
 
 from gevent import monkey
@@ -18,12 +19,13 @@ monkey.patch_all()
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
+import os  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
 from app import create_app  # noqa: E402
-from bench.serving import free_port  # noqa: E402
+from bench.serving import free_port, rss_kib  # noqa: E402
 from bench.sse_streams import SECRET, prepare, silent_provider  # noqa: E402
 
 WARM = 6
@@ -53,7 +55,13 @@ def owner(traceback):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--streams", type=int, default=200)
-    streams = parser.parse_args().streams
+    parser.add_argument(
+        "--resident",
+        action="store_true",
+        help="only the resident memory grown per stream, without tracemalloc (its records weigh more)",
+    )
+    options = parser.parse_args()
+    streams, tracing = options.streams, not options.resident
     with tempfile.TemporaryDirectory() as folder:
         database_url = f"sqlite:///{folder}/streams.sqlite3"
         watches = prepare(database_url, streams + WARM)
@@ -89,14 +97,20 @@ def main():
             open_stream(cookie, path)
         wait_for_models(WARM)
         gc.collect()
-        tracemalloc.start(25)
-        before = tracemalloc.take_snapshot()
+        if tracing:
+            tracemalloc.start(25)
+            before = tracemalloc.take_snapshot()
+        resident_before = rss_kib(os.getpid())
         for cookie, path in watches[WARM:]:
             open_stream(cookie, path)
         wait_for_models(streams + WARM)
         gc.collect()
-        after = tracemalloc.take_snapshot()
+        resident_grown = rss_kib(os.getpid()) - resident_before
         listener.close()
+        if not tracing:
+            print(f"{streams} assistant streams open: resident memory grown {resident_grown / streams:.1f} KiB each")
+            return
+        after = tracemalloc.take_snapshot()
 
     grown = after.compare_to(before, "traceback")
     by_owner = {}
