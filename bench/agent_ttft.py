@@ -11,11 +11,15 @@ would. The floor is the same two requests to bench/floor.py's bare routes: a POS
 an id, then a stream that sends one `token` event. The SDK side is one `openai` streaming call
 to the same fake carrying a request of the same size (the system prompt and every tool schema).
 Prints medians, p90, and the app's median as a ratio to the floor's. Target: ≤ 2× the floor.
+Beside wall time, the server's CPU from the POST to the first token (the worker's user + system
+time, read from /proc; a mean over the runs, as the kernel counts it in ticks of 10 ms), which
+swings far less with the machine's load than wall time does.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import tempfile
@@ -27,7 +31,7 @@ import requests
 from app import create_app
 from app.extensions import db
 from app.services import accounts
-from bench.serving import bench_database, procfile_server
+from bench.serving import bench_database, cpu_seconds, procfile_server, worker_pids
 from tests.fakes import FakeProviders, Reply
 
 PROMPT = "What should I focus on today?"
@@ -54,28 +58,32 @@ def signed_in_client(base_url):
     return client
 
 
-def through_the_app(client, chat_id):
-    return round_trip(client, f"/ai/agent/chats/{chat_id}/messages", "/ai/agent/turns/{}/stream")
+def through_the_app(client, chat_id, workers):
+    return round_trip(client, f"/ai/agent/chats/{chat_id}/messages", "/ai/agent/turns/{}/stream", workers)
 
 
-def through_the_floor(client):
-    return round_trip(client, "/_floor/turns", "/_floor/turns/{}/stream")
+def through_the_floor(client, workers):
+    return round_trip(client, "/_floor/turns", "/_floor/turns/{}/stream", workers)
 
 
-def round_trip(client, post_url, stream_url):
-    """POST a message, then read the stream its answer names until the first `token` event."""
+def round_trip(client, post_url, stream_url, workers):
+    """POST a message, then read the stream its answer names until the first `token` event.
+    Returns the seconds to that event and to the POST's answer, and the workers' CPU seconds
+    until that event."""
+    cpu_before = cpu_seconds(workers)
     started = time.perf_counter()
     html = client.post(post_url, data={"message": PROMPT, "page": "/dashboard"}).text
     posted = time.perf_counter() - started
     turn_id = re.search(r'id="turn-([0-9a-f-]{36}|\d+)"', html).group(1)
-    first = None
+    first = cpu = None
     with client.get(stream_url.format(turn_id), stream=True) as response:
         for line in response.iter_lines(decode_unicode=True):
             if first is None and line == "event: token":
                 first = time.perf_counter() - started
+                cpu = cpu_seconds(workers) - cpu_before
             if line in ("event: done", "event: failed"):
                 break
-    return first, posted
+    return first, posted, cpu
 
 
 def same_sized_request():
@@ -127,20 +135,20 @@ def main():
                 db.create_all()
                 accounts.register(name="Bench", email="bench@example.com", password="bench password 1")
                 db.engine.dispose()
-            with procfile_server(env, floor=True) as (base_url, _process):
+            with procfile_server(env, floor=True) as (base_url, process):
                 print(f"\n{database}")
-                run_bench(base_url, fake, options.runs)
+                run_bench(base_url, fake, options.runs, worker_pids(process))
 
 
-def run_bench(base_url, fake, runs):
+def run_bench(base_url, fake, runs, workers):
     client = signed_in_client(base_url)
     messages, tools = same_sized_request()
-    app_times, sdk_times, post_times, floor_times, floor_posts = [], [], [], [], []
+    app_times, sdk_times, post_times, floor_times, floor_posts, app_cpu, floor_cpu = [], [], [], [], [], [], []
     for run in range(runs + 5):
         chat_id = re.search(r'data-chat-id="([^"]+)"', client.post("/ai/agent/chats").text).group(1)
         fake.script("mistral", Reply.says("Start ", "with ", "the ", "hardest ", "task."))
-        app_time, post_time = through_the_app(client, chat_id)
-        floor_time, floor_post = through_the_floor(client)
+        app_time, post_time, app_seconds = through_the_app(client, chat_id, workers)
+        floor_time, floor_post, floor_seconds = through_the_floor(client, workers)
         fake.script("mistral", Reply.says("Start ", "with ", "the ", "hardest ", "task."))
         sdk_time = bare_sdk(fake, messages, tools)
         if run >= 5:  # the first runs warm caches and connections
@@ -149,6 +157,8 @@ def run_bench(base_url, fake, runs):
             floor_times.append(floor_time * 1000)
             floor_posts.append(floor_post * 1000)
             sdk_times.append(sdk_time * 1000)
+            app_cpu.append(app_seconds * 1000)
+            floor_cpu.append(floor_seconds * 1000)
 
     def p90(values):
         return statistics.quantiles(values, n=10)[-1]
@@ -167,6 +177,9 @@ def run_bench(base_url, fake, runs):
     ratio = app_median / floor_median
     print(f"app / floor at the median: ×{ratio:.2f} (target ≤ 2×) -> {'OK' if ratio <= 2 else 'OVER'}; "
           f"added to the bare SDK: {app_median - statistics.median(sdk_times):.2f} ms")  # fmt: skip
+    app_mean, floor_mean = statistics.fmean(app_cpu), statistics.fmean(floor_cpu)
+    print(f"server CPU to the first token (mean): floor {floor_mean:.2f} ms, app {app_mean:.2f} ms, "
+          f"app / floor ×{app_mean / floor_mean:.2f} (load average {os.getloadavg()[0]:.1f})")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from flask_babel import gettext as _
 from markupsafe import escape
 from prometheus_client import Counter
 
-from app import events
+from app import daemons, events
 from app.agent import markdown, prompt
 from app.agent.tools import registry
 from app.extensions import db, sqlite_patience
@@ -384,14 +384,12 @@ def render_error(turn_id, text, key, segments, link, keep_bubble):
 
 
 def start_in_background(turn_id):
-    """Run the claimed turn on its own thread (a greenlet under gevent)."""
+    """Run the claimed turn on its own thread (a bare greenlet under gevent: app/daemons.py)."""
     app = current_app._get_current_object()
     run = TurnRun(app, turn_id)
     RUNNING.add(run)  # before its keeper looks: a keeper with no turn to keep stops
-    thread = threading.Thread(target=run.run, name=f"turn-{turn_id}", daemon=True)
-    thread.start()
+    daemons.start(run.run, f"turn-{turn_id}")
     keep_leases(app)
-    return thread
 
 
 # This process's running turns ------------------------------------------------------------

@@ -33,18 +33,19 @@ def sse(event_id, name, data):
 
 def watch(user, turn, last_event_id=0):
     """The SSE body for one watcher of `turn` (a generator of text frames)."""
+    user_id, turn_id = user.id, turn.id  # read before the claim's commit expires both rows
     slots = current_app.extensions["stream_slots"]
-    slot = slots.acquire(user.id, turn.id)
+    slot = slots.acquire(user_id, turn_id)
     if slot is None:
         return _refused(turn, "TOO_MANY_STREAMS")
     if turn.status == TurnStatus.PENDING and assistant.claim(turn):
         if not _spend_budget(user):
-            slots.release(user.id, slot)
+            slots.release(user_id, slot)
             assistant.withdraw_turn(turn, "AGENT_BUDGET_SPENT")
             return _refused(turn, "AGENT_BUDGET_SPENT")
-        runner.start_in_background(turn.id)
+        runner.start_in_background(turn_id)
     client = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
-    return _follow(current_app._get_current_object(), user.id, turn.id, last_event_id, slot, client)
+    return _follow(current_app._get_current_object(), user_id, turn_id, last_event_id, slot, client)
 
 
 def _spend_budget(user):

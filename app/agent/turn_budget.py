@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from flask import current_app
 from limits import parse
+from sqlalchemy import inspect
 
 from app.extensions import limiter
 
@@ -47,4 +48,7 @@ def _limit():
 
 
 def _key(user):
-    return SCOPE, f"user:{user.id}"
+    """The user's id from the row's identity: a turn is claimed (and its budget spent) right after
+    a commit, when reading `user.id` would reload the user's whole row."""
+    (user_id,) = inspect(user).identity
+    return SCOPE, f"user:{user_id}"

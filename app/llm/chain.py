@@ -31,6 +31,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from app import daemons
 from app.llm import metrics
 from app.llm.cooldowns import Clock, cooldown_book
 from app.llm.errors import (
@@ -442,11 +443,11 @@ class _Reader:
     SDK, which then fails at once and lets the thread end; nobody waits for it."""
 
     def __init__(self, adapter: ProviderAdapter, read: Callable[[], Iterator[Any]]):
-        self.items: queue.Queue[Any] = queue.Queue()
+        self.items: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._adapter = adapter
         self._read = read
         self._cut = Cut()
-        threading.Thread(target=self._run, name=f"llm-{adapter.name}", daemon=True).start()
+        daemons.start(self._run, f"llm-{adapter.name}")
 
     def _run(self) -> None:
         try:

@@ -171,7 +171,9 @@ def start_turn(user, chat_id, text, page=None, focus_entry_id=None):
         db.session.add_all([question, turn])
         return turn
 
-    return _append_to_chat(chat.id, place)
+    # The answer to the POST is rendered from the turn and the signed-in user as written here:
+    # the commit leaves both loaded, so nothing is read back.
+    return _append_to_chat(chat.id, place, keep=(user,))
 
 
 def get_turn(user, turn_id):
@@ -331,8 +333,9 @@ def end_abandoned_turns(sparing=()):
     return sum(interrupt_turn(turn_id) for turn_id in stale if turn_id not in set(sparing))
 
 
-def _append_to_chat(chat_id, place):
-    """Commit `place(chat, position)`, which adds rows after the chat's last message.
+def _append_to_chat(chat_id, place, keep=None):
+    """Commit `place(chat, position)`, which adds rows after the chat's last message. With
+    `keep`, the commit leaves those rows and the one `place` returned loaded (see `_commit_keeping`).
 
     Concurrent writers in one chat are serialised by locking the chat row (PostgreSQL) and, as a
     backstop, by the unique (chat, position) constraint: a collision is retried.
@@ -345,12 +348,31 @@ def _append_to_chat(chat_id, place):
             last = db.session.scalar(db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == chat.id))
             placed = place(chat, (last or 0) + 1)
             chat.last_activity_at = now()
-            db.session.commit()
+            if keep is None:
+                db.session.commit()
+            else:
+                _commit_keeping(placed, *keep)
             return placed
         except IntegrityError:
             db.session.rollback()
             if attempt == 2:
                 raise
+
+
+def _commit_keeping(*rows):
+    """Commit, leaving `rows` loaded with what was just written; every other row of the session
+    expires, as a commit does. A row a commit expires is read back whole at its next attribute."""
+    session = db.session()
+    expiring = session.expire_on_commit
+    session.expire_on_commit = False
+    try:
+        session.commit()
+    finally:
+        session.expire_on_commit = expiring
+    if expiring:
+        for row in list(session.identity_map.values()):
+            if not any(row is kept for kept in rows):
+                session.expire(row)
 
 
 def _lease():
