@@ -1,7 +1,7 @@
 """The study studio: a page's summaries, study guides and quizzes, and its AI flashcard drafts
 
 Revision ID: 0021_study_studio
-Revises: 0019_admin_audit
+Revises: 0020_study_tutor
 Create Date: 2026-12-01 16:40:00
 
 Both belong to their page: deleting the page (or the account) takes them along. Each keeps a
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = "0021_study_studio"
-down_revision = "0019_admin_audit"
+down_revision = "0020_study_tutor"
 branch_labels = None
 depends_on = None
 

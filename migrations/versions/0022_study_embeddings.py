@@ -1,7 +1,7 @@
 """The notebook's embeddings: a vector per passage, and each source's embedding claim and failure
 
-Revision ID: 0023_study_embeddings
-Revises: 0019_admin_audit
+Revision ID: 0022_study_embeddings
+Revises: 0021_study_studio
 Create Date: 2026-12-01 16:40:00
 
 A vector is float32 bytes in a plain binary column (the same on SQLite and PostgreSQL, no
@@ -12,8 +12,8 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '0023_study_embeddings'
-down_revision = '0019_admin_audit'
+revision = '0022_study_embeddings'
+down_revision = '0021_study_studio'
 branch_labels = None
 depends_on = None
 

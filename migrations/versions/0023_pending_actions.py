@@ -1,7 +1,7 @@
 """Changes the assistant proposed that wait for the person's click on the chat's card
 
-Revision ID: 0024_pending_actions
-Revises: 0019_admin_audit
+Revision ID: 0023_pending_actions
+Revises: 0022_study_embeddings
 Create Date: 2026-12-01 16:45:00
 
 A delete, a rebuilt routine, a check or a completion that moves XP is stored here by the tool
@@ -12,8 +12,8 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '0024_pending_actions'
-down_revision = '0019_admin_audit'
+revision = '0023_pending_actions'
+down_revision = '0022_study_embeddings'
 branch_labels = None
 depends_on = None
 
