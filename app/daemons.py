@@ -1,4 +1,5 @@
-"""Daemon threads for work that outlives its request (a turn's runner, a model link's reader).
+"""Daemon threads for work that outlives its request (a turn's runner, a model link's reader, a
+study source being indexed or embedded).
 
 Under gevent (the Procfile's server) each is a bare greenlet: a patched `threading.Thread` also
 carries its own locks, a started event and an entry in threading's registry, which thousands of
@@ -25,3 +26,41 @@ def _under_gevent():
     except ImportError:
         return False
     return monkey.is_module_patched("threading")
+
+
+class Tracked:
+    """Background threads kept by key while they run (a source's indexing, its embedding), so
+    that a caller can tell one is running, and a test or a CLI can wait for it to end."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self._running = {}  # str(key) -> its thread, until it ends
+        self._lock = threading.Lock()
+
+    def start(self, key, work, *args):
+        """Run `work(*args)` on a daemon thread of its own (a greenlet under gevent)."""
+        key = str(key)
+
+        def run():
+            try:
+                work(*args)
+            finally:
+                with self._lock:
+                    self._running.pop(key, None)
+
+        thread = threading.Thread(target=run, name=f"{self.kind}-{key}", daemon=True)
+        with self._lock:
+            self._running[key] = thread
+        thread.start()
+        return thread
+
+    def running(self, key):
+        with self._lock:
+            return str(key) in self._running
+
+    def wait_for(self, key, seconds=30):
+        """Block until the key's thread, if one runs in this process, has ended."""
+        with self._lock:
+            thread = self._running.get(str(key))
+        if thread is not None:
+            thread.join(seconds)

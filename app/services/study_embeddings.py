@@ -17,7 +17,6 @@ Vectors are unit-length float32 bytes in the app's own database (StudyPassageVec
 import logging
 import math
 import operator
-import threading
 import time
 from array import array
 from datetime import timedelta
@@ -27,6 +26,7 @@ import openai
 import sqlalchemy as sa
 from flask import current_app
 
+from app import daemons
 from app.extensions import db
 from app.models.base import utcnow
 from app.models.study_sources import StudyPassage, StudyPassageVector, StudySource
@@ -175,25 +175,17 @@ def _claimed(source, now=None):
 
 # The background work ------------------------------------------------------------------------
 
-_threads = {}  # str(source id) -> its thread, while it runs (tests wait on them)
-_threads_lock = threading.Lock()
+_embedding = daemons.Tracked("embed")
 
 
 def start(app, source_id):
     """Embed a ready source's passages on a thread of their own (a greenlet under gevent)."""
-    thread = threading.Thread(target=_run, args=(app, source_id), name=f"embed-{source_id}", daemon=True)
-    with _threads_lock:
-        _threads[str(source_id)] = thread
-    thread.start()
-    return thread
+    return _embedding.start(source_id, _run, app, source_id)
 
 
 def wait_for(source_id, seconds=30):
     """Block until the source's embedding thread (if any, in this process) is done."""
-    with _threads_lock:
-        thread = _threads.get(str(source_id))
-    if thread is not None:
-        thread.join(seconds)
+    _embedding.wait_for(source_id, seconds)
 
 
 def catch_up(app, sources):
@@ -203,22 +195,16 @@ def catch_up(app, sources):
     for source in sources:
         if progress.get(source.id, Progress(0, 0, "embedded")).state != "embedding" or _claimed(source):
             continue
-        with _threads_lock:
-            running = str(source.id) in _threads
-        if not running:
+        if not _embedding.running(source.id):
             start(app, source.id)
 
 
 def _run(app, source_id):
-    try:
-        with app.app_context():
-            try:
-                embed_source(source_id)
-            finally:
-                db.session.remove()
-    finally:
-        with _threads_lock:
-            _threads.pop(str(source_id), None)
+    with app.app_context():
+        try:
+            embed_source(source_id)
+        finally:
+            db.session.remove()
 
 
 def embed_source(source_id):

@@ -16,7 +16,6 @@ are written only from the notebook's pages: the assistant has no tool.
 import io
 import logging
 import re
-import threading
 import time
 from datetime import timedelta
 from typing import NamedTuple
@@ -27,6 +26,7 @@ from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 from sqlalchemy.orm import load_only
 
+from app import daemons
 from app.events import announce
 from app.extensions import db
 from app.models.base import utcnow
@@ -197,44 +197,32 @@ def delete(user, source_id):
 
 # The background work ------------------------------------------------------------------------
 
-_threads = {}  # str(source id) -> its thread, while it runs (tests wait on them)
-_threads_lock = threading.Lock()
+_indexing = daemons.Tracked("source")
 
 
 def start_processing(app, source_id):
     """Read, split and index a queued source on its own thread (a greenlet under gevent)."""
-    thread = threading.Thread(target=_process, args=(app, source_id), name=f"source-{source_id}", daemon=True)
-    with _threads_lock:
-        _threads[str(source_id)] = thread
-    thread.start()
-    return thread
+    return _indexing.start(source_id, _process, app, source_id)
 
 
 def wait_for(source_id, seconds=30):
     """Block until the source's thread (if any, in this process) is done (tests wait on it)."""
-    with _threads_lock:
-        thread = _threads.get(str(source_id))
-    if thread is not None:
-        thread.join(seconds)
+    _indexing.wait_for(source_id, seconds)
 
 
 def _process(app, source_id):
-    try:
-        with app.app_context():
-            try:
-                _read_split_and_index(source_id)
-                if study_embeddings.configured():  # ready: its vectors next, on this same thread
-                    study_embeddings.embed_source(source_id)
-            except DomainError as refusal:  # the field's own reason ("no text in this PDF"), if it has one
-                _failed(source_id, next(iter(refusal.details.values()), refusal.key))
-            except Exception:
-                log.exception("source %s could not be indexed", source_id)
-                _failed(source_id, "NOTEBOOK_SOURCE_PROCESSING_FAILED")
-            finally:
-                db.session.remove()
-    finally:
-        with _threads_lock:
-            _threads.pop(str(source_id), None)
+    with app.app_context():
+        try:
+            _read_split_and_index(source_id)
+            if study_embeddings.configured():  # ready: its vectors next, on this same thread
+                study_embeddings.embed_source(source_id)
+        except DomainError as refusal:  # the field's own reason ("no text in this PDF"), if it has one
+            _failed(source_id, next(iter(refusal.details.values()), refusal.key))
+        except Exception:
+            log.exception("source %s could not be indexed", source_id)
+            _failed(source_id, "NOTEBOOK_SOURCE_PROCESSING_FAILED")
+        finally:
+            db.session.remove()
 
 
 def _read_split_and_index(source_id):

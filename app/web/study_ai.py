@@ -82,14 +82,21 @@ def tutor_answer(exchange, page, present):
     """An answer's Markdown as sanitised HTML, each `[n]` a chip linking to its passage (code
     and tags are left alone)."""
     cited = study_tutor.cited_passages(exchange)
-    parts = _VERBATIM.split(render_markdown(exchange.answer))
+    return with_citation_chips(
+        exchange.answer, lambda number: _chip(page, cited[number], present) if number in cited else None
+    )
+
+
+def with_citation_chips(text, chip_for):
+    """`text`'s Markdown as sanitised HTML (nh3, like the chat), each `[n]` replaced by
+    `chip_for(n)` where that answers a chip; tags and code are left alone. The tutor, the studio
+    and "Explain" each draw their own chips."""
 
     def chip(match):
-        passage = cited.get(int(match.group(1)))
-        if passage is None:
-            return match.group()
-        return _chip(page, passage, present)
+        made = chip_for(int(match.group(1)))
+        return match.group() if made is None else made
 
+    parts = _VERBATIM.split(render_markdown(text))
     return Markup("".join(part if index % 2 else _CITATION.sub(chip, part) for index, part in enumerate(parts)))
 
 
@@ -218,16 +225,15 @@ def studio_cited(text, output):
     chip linking to that passage, listed under the output (tags and code are left alone)."""
     cited = {passage.number: passage for passage in study_studio.passages_of(output)}
 
-    def chip(found):
-        passage = cited.get(int(found.group(1)))
+    def chip(number):
+        passage = cited.get(number)
         if passage is None:
-            return found.group()
+            return None
         label = _("Passage %(number)s: %(where)s", number=passage.number, where=studio_passage_label(passage, False))
         link = Markup('<a class="studio-cite" href="#output-{}-{}" aria-label="{}" data-testid="studio-cite">{}</a>')
         return str(link.format(output.id, passage.number, label, passage.number))
 
-    parts = _VERBATIM.split(render_markdown(text))  # nh3 has sanitised it; the chips are built here
-    return Markup("".join(part if index % 2 else _CITATION.sub(chip, part) for index, part in enumerate(parts)))
+    return with_citation_chips(text, chip)
 
 
 @bp.app_template_global()
@@ -536,7 +542,6 @@ def _studio_refused(template, page, error):
 
 EXPLANATION = "notebook/ai/_planning_explanation.html"
 ROADMAP = "notebook/ai/_planning_roadmap.html"
-CITATION = re.compile(r"\[(\d+)\]")
 
 
 @bp.post("/blocks/<page_block_id>/explain")
@@ -613,17 +618,17 @@ def planning_cited_text(explanation, slot_id):
     quoted under it."""
     by_number = {passage.number: passage for passage in explanation.cited}
 
-    def chip(found):
-        passage = by_number.get(int(found.group(1)))
+    def chip(number):
+        passage = by_number.get(number)
         if passage is None:
-            return found.group(0)
+            return None
         return str(
             Markup('<a class="citation" href="#{slot}-passage-{n}" title="{label}">{n}</a>').format(
                 slot=slot_id, n=passage.number, label=planning_passage_label(passage)
             )
         )
 
-    return Markup(CITATION.sub(chip, render_markdown(explanation.text)))
+    return with_citation_chips(explanation.text, chip)
 
 
 @bp.app_template_global()
