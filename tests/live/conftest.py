@@ -1,5 +1,6 @@
 """A real server (the app on a werkzeug thread) and real websocket clients for the live channel."""
 
+import contextlib
 import re
 import uuid
 from urllib.parse import urlsplit
@@ -37,6 +38,20 @@ def server(live_app):
         yield base_url
 
 
+OPEN_PAGES = []  # every socket a test opened, closed after it
+
+
+@pytest.fixture(autouse=True)
+def pages_closed():
+    """Each page's socket is closed after its test. A client's reader thread, started by the test
+    (not a daemon), would otherwise wait on its socket for ever and hold the interpreter's exit:
+    the PostgreSQL pass, in one process, never ended."""
+    yield
+    while OPEN_PAGES:
+        with contextlib.suppress(Exception):  # already closed by the test, or by the server (a sign-out)
+            OPEN_PAGES.pop().close()
+
+
 def register(app, name):
     with app.app_context():
         email = f"{name.lower()}-{uuid.uuid4().hex[:6]}@example.com"
@@ -62,7 +77,9 @@ class Browser:
         headers = {"Cookie": "; ".join(f"{name}={value}" for name, value in self.http.cookies.items())}
         # simple_websocket's client sends `Host` without the port; a browser's Origin matches its Host.
         headers["Origin"] = origin or f"http://{urlsplit(self.base_url).hostname}"
-        return Client.connect(url, headers=headers)
+        page = Client.connect(url, headers=headers)
+        OPEN_PAGES.append(page)
+        return page
 
     def post(self, path, tab=None, **data):
         headers = {"X-CSRFToken": self.csrf, "HX-Request": "true"}
