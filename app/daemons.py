@@ -36,6 +36,7 @@ class Tracked:
         self.kind = kind
         self._running = {}  # str(key) -> its thread, until it ends
         self._lock = threading.Lock()
+        _TRACKED.append(self)
 
     def start(self, key, work, *args):
         """Run `work(*args)` on a daemon thread of its own (a greenlet under gevent)."""
@@ -64,3 +65,19 @@ class Tracked:
             thread = self._running.get(str(key))
         if thread is not None:
             thread.join(seconds)
+
+    def wait_for_all(self, seconds=30):
+        with self._lock:
+            threads = list(self._running.values())
+        for thread in threads:
+            thread.join(seconds)
+
+
+_TRACKED = []
+
+
+def wait_for_tracked(seconds=30):
+    """Block until every tracked thread of this process has ended: a test's cleanup waits for the
+    background work the test started before it empties the tables under it."""
+    for tracked in _TRACKED:
+        tracked.wait_for_all(seconds)

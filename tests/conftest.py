@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from app import create_app
+from app import create_app, daemons
 from app.extensions import db, limiter
 from app.models import User
 from app.services import accounts
@@ -62,6 +62,7 @@ def _clean_state(request):
     if "app" not in request.fixturenames:
         return
     app = request.getfixturevalue("app")
+    daemons.wait_for_tracked()  # a source still being indexed or embedded writes no more
     with app.app_context():
         db.session.remove()
         for table in reversed(db.metadata.sorted_tables):
