@@ -100,6 +100,11 @@ def other_user_id(app):
     return make_user(app, email="bruno@example.com", name="Bruno")
 
 
+def hx(client):
+    """The headers of an htmx request from a signed-in client whose `.csrf` holds its token."""
+    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
+
+
 def csrf_token_from(response):
     match = re.search(rb'name="csrf-token" content="([^"]+)"', response.data) or re.search(
         rb'name="csrf_token" value="([^"]+)"', response.data

@@ -10,10 +10,7 @@ from app.models import QuickNote, Task
 from app.models.ideas import CELLS
 from app.services import demo, ideas
 from tests.builders import a_full_board, a_note, as_user
-
-
-def hx(client):
-    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
+from tests.conftest import hx
 
 
 def plain(client):

@@ -6,11 +6,8 @@ import json
 from app.models.study_board import NodeStatus
 from app.services import study_board
 from tests.builders import as_user
+from tests.conftest import hx
 from tests.notebook.test_board_service import a_page
-
-
-def hx(client):
-    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
 
 
 def plain(client):

@@ -6,10 +6,7 @@ from app.extensions import db
 from app.models import PageBlock, StudyPage, StudyTopic
 from app.services import notebook
 from tests.builders import as_user
-
-
-def hx(client):
-    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
+from tests.conftest import hx
 
 
 def plain(client):

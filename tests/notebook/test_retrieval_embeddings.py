@@ -12,59 +12,36 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app import create_app
-from app.extensions import db, limiter
+from app.extensions import db
 from app.models import StudyPassageVector, StudySource
 from app.models.base import utcnow
 from app.services import configuration, notebook, study_embeddings, study_retrieval, study_sources
 from tests.builders import as_user
-from tests.conftest import PASSWORD, TEST_DATABASE_URL, csrf_token_from, make_user, settings_for_tests, sign_in
+from tests.conftest import PASSWORD, hx, make_user
 from tests.fakes import Reply
-from tests.notebook.conftest import EMBEDDINGS
+from tests.notebook.conftest import EMBEDDINGS, app_on_a_file, signed_in_with_a_page
 
 FIVE_PASSAGES = "\n\n".join(f"Part {n}: " + f"chlorophyll{n} captures light " * 30 for n in range(1, 6))
 
 
 @pytest.fixture
 def embedding_app(tmp_path, fake_outside):
-    url = TEST_DATABASE_URL or f"sqlite:///{tmp_path / 'embeddings.sqlite3'}"
-    app = create_app(
-        "test",
-        **settings_for_tests(
-            SQLALCHEMY_DATABASE_URI=url,
-            NOTEBOOK_SOURCE_INLINE_CHARS=20_000,
-            EMBEDDINGS_API_KEY="embed-key",
-            EMBEDDINGS_BASE_URL=fake_outside.base_url(EMBEDDINGS),
-            EMBEDDINGS_MODEL="fake-embed",
-            EMBEDDINGS_TIMEOUT=10.0,
-        ),
-    )
-    with app.app_context():
-        db.create_all()
-    yield app
-    with app.app_context():
-        db.session.remove()
-        for table in reversed(db.metadata.sorted_tables):
-            db.session.execute(table.delete())
-        db.session.commit()
-        limiter.reset()
-        db.engine.dispose()
+    with app_on_a_file(
+        tmp_path,
+        "embeddings",
+        NOTEBOOK_SOURCE_INLINE_CHARS=20_000,
+        EMBEDDINGS_API_KEY="embed-key",
+        EMBEDDINGS_BASE_URL=fake_outside.base_url(EMBEDDINGS),
+        EMBEDDINGS_MODEL="fake-embed",
+        EMBEDDINGS_TIMEOUT=10.0,
+    ) as app:
+        yield app
 
 
 @pytest.fixture
 def student(embedding_app):
     """Ana signed in, with a page; `.page_id` and `.user_id` are hers."""
-    client = embedding_app.test_client()
-    client.user_id = make_user(embedding_app)
-    sign_in(client)
-    client.csrf = csrf_token_from(client.get("/dashboard"))
-    with as_user(embedding_app, client.user_id) as user:
-        client.page_id = notebook.create_page(user, notebook.create_topic(user, "Biology").id, "Plants").id
-    return client
-
-
-def hx(client):
-    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
+    return signed_in_with_a_page(embedding_app, "Plants")
 
 
 def paste(client, text=FIVE_PASSAGES, title="Chlorophyll"):

@@ -12,13 +12,9 @@ import pytest
 from app.services import notebook, source_search, study_sources
 from app.services.errors import NotFound
 from tests.builders import as_user
-from tests.conftest import make_user, sign_in
+from tests.conftest import hx, make_user, sign_in
 from tests.fakes import Reply
 from tests.notebook.conftest import TAVILY
-
-
-def hx(client):
-    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
 
 
 def text_of(response):

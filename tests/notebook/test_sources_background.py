@@ -12,13 +12,13 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app import create_app
-from app.extensions import db, limiter
+from app.extensions import db
 from app.models import StudyPassage, StudySource
 from app.models.base import utcnow
 from app.services import notebook, study_sources
 from tests.builders import as_user
-from tests.conftest import TEST_DATABASE_URL, csrf_token_from, make_user, settings_for_tests, sign_in
+from tests.conftest import hx
+from tests.notebook.conftest import app_on_a_file, signed_in_with_a_page
 from tests.notebook.test_sources_service import a_pdf, indexed_rows
 
 LONG_TEXT = "\n\n".join(f"Paragraph {n}: " + "osmosis " * 100 for n in range(1, 9))  # 8 passages
@@ -26,34 +26,14 @@ LONG_TEXT = "\n\n".join(f"Paragraph {n}: " + "osmosis " * 100 for n in range(1, 
 
 @pytest.fixture
 def sources_app(tmp_path):
-    url = TEST_DATABASE_URL or f"sqlite:///{tmp_path / 'sources.sqlite3'}"
-    app = create_app("test", **settings_for_tests(SQLALCHEMY_DATABASE_URI=url, NOTEBOOK_SOURCE_INLINE_CHARS=200))
-    with app.app_context():
-        db.create_all()
-    yield app
-    with app.app_context():
-        db.session.remove()
-        for table in reversed(db.metadata.sorted_tables):
-            db.session.execute(table.delete())
-        db.session.commit()
-        limiter.reset()
-        db.engine.dispose()
+    with app_on_a_file(tmp_path, "sources", NOTEBOOK_SOURCE_INLINE_CHARS=200) as app:
+        yield app
 
 
 @pytest.fixture
 def browser_like(sources_app):
     """Ana signed in on the app, with a page; `.page_id` and `.user_id` are hers."""
-    client = sources_app.test_client()
-    client.user_id = make_user(sources_app)
-    sign_in(client)
-    client.csrf = csrf_token_from(client.get("/dashboard"))
-    with as_user(sources_app, client.user_id) as user:
-        client.page_id = notebook.create_page(user, notebook.create_topic(user, "Biology").id, "Cells").id
-    return client
-
-
-def hx(client):
-    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
+    return signed_in_with_a_page(sources_app, "Cells")
 
 
 def the_source(app, user_id):

@@ -9,12 +9,8 @@ import pytest
 
 from app.services import notebook, study_sources
 from tests.builders import as_user
-from tests.conftest import csrf_token_from, make_user, sign_in
+from tests.conftest import csrf_token_from, hx, make_user, sign_in
 from tests.notebook.test_sources_service import a_pdf
-
-
-def hx(client):
-    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
 
 
 @pytest.fixture

@@ -4,10 +4,7 @@ choice on a Focus entry and the "Study today" widget — with htmx and without J
 
 from app.services import configuration, notebook, study_cycles
 from tests.builders import a_habit, a_study_cycle, an_everyday_routine, as_user
-
-
-def hx(client):
-    return {"HX-Request": "true", "X-CSRFToken": client.csrf}
+from tests.conftest import hx
 
 
 def plain(client):
