@@ -131,16 +131,23 @@ def add_dialog_routes(bp, dialogs):
 
 
 def confirmation(bp, dialogs, row, error=None, status=None):
+    action = url_for(f"{bp.name}.delete", **{f"{dialogs.noun}_id": row.id})
+    body = deletion_dialog(dialogs.delete_title, row.name, dialogs.consequence(row.name), action, error)
+    return body, status or (error.status if error else 200)
+
+
+def deletion_dialog(title, name, consequence, action, error=None):
+    """ "Delete …?" with what goes with it said first: the fragment for htmx, a plain page without
+    JavaScript. Every area's delete asks through it."""
     context = {
-        "title": dialogs.delete_title,
-        "name": row.name,
-        "consequence": dialogs.consequence(row.name),
-        "action": url_for(f"{bp.name}.delete", **{f"{dialogs.noun}_id": row.id}),
+        "title": title,
+        "name": name,
+        "consequence": consequence,
+        "action": action,
         "error": error,
         "dialog_fragment": CONFIRM_DELETE,
     }
-    body = render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
-    return body, status or (error.status if error else 200)
+    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
 
 
 # Lists ---------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from app.services import ideas
 from app.services.entity_fields import UNSET
 from app.services.errors import DomainError
 from app.web.acting import acting_user
-from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, prefilled, quiet, refused, show_dialog
+from app.web.catalogue import deletion_dialog, done, prefilled, quiet, refused, show_dialog
 from app.web.forms import form_refused
 from app.web.rendering import is_htmx, render_page, trigger
 
@@ -190,12 +190,9 @@ def _refusal(error, back_to):
 
 
 def _confirmation(note):
-    context = {
-        "title": _l("Delete this note?"),
-        "name": note.text,
-        "consequence": _("The note will be deleted for good. To keep it out of the way instead, archive it."),
-        "action": url_for("ideas.delete", note_id=note.id),
-        "error": None,
-        "dialog_fragment": CONFIRM_DELETE,
-    }
-    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+    return deletion_dialog(
+        _l("Delete this note?"),
+        note.text,
+        _("The note will be deleted for good. To keep it out of the way instead, archive it."),
+        url_for("ideas.delete", note_id=note.id),
+    )

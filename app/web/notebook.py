@@ -19,7 +19,7 @@ from app.services import notebook, source_search, study_board, study_embeddings,
 from app.services.entity_fields import UNSET
 from app.services.errors import DomainError, Invalid, message_for
 from app.web.acting import acting_user
-from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, prefilled, quiet, refused, show_dialog
+from app.web.catalogue import DIALOG_PAGE, deletion_dialog, done, prefilled, quiet, refused, show_dialog
 from app.web.forms import ECHO_MAX, echoed_form, form_refused
 from app.web.rendering import is_htmx, render_page, trigger
 
@@ -110,7 +110,7 @@ def confirm_delete_topic(topic_id):
         pages=ngettext("%(num)s page", "%(num)s pages", takes["pages"]),
         blocks=ngettext("%(num)s block", "%(num)s blocks", takes["blocks"]),
     )
-    return _confirmation(
+    return deletion_dialog(
         _l("Delete this topic?"), topic.name, consequence, url_for("notebook.delete_topic", topic_id=topic.id)
     )
 
@@ -191,7 +191,7 @@ def confirm_delete_page(page_id):
         pages=ngettext("%(num)s page", "%(num)s pages", takes["pages"]),
         blocks=ngettext("%(num)s block", "%(num)s blocks", takes["blocks"]),
     )
-    return _confirmation(
+    return deletion_dialog(
         _l("Delete this page?"), page.title, consequence, url_for("notebook.delete_page", page_id=page.id)
     )
 
@@ -289,7 +289,7 @@ def confirm_delete_block(page_block_id):
     text = block.text if len(block.text) <= 60 else block.text[:59] + "…"
     consequence = _("“%(text)s” (%(kind)s) will be deleted for good.", text=text, kind=KIND_NAMES[block.kind])
     name = text
-    return _confirmation(
+    return deletion_dialog(
         _l("Delete this block?"), name, consequence, url_for("notebook.delete_block", page_block_id=block.id)
     )
 
@@ -399,18 +399,6 @@ def _refusal(error, back_to, **values):
     return redirect(url_for(back_to, **values))
 
 
-def _confirmation(title, name, consequence, action):
-    context = {
-        "title": title,
-        "name": name,
-        "consequence": consequence,
-        "action": action,
-        "error": None,
-        "dialog_fragment": CONFIRM_DELETE,
-    }
-    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
-
-
 # -- the board --
 # A page's board of concepts, edited in place. Every button is a form, so the board works
 # without JavaScript; after a write htmx swaps nothing and the board refreshes on
@@ -518,10 +506,10 @@ def board_confirm_remove(node_id):
     node = study_board.get_node(acting_user(), node_id)
     found = study_board.board_of_page(acting_user(), node.page_id)
     links = sum(node.id in (link.from_node_id, link.to_node_id) for link in found.connections)
-    context = {
-        "title": _l("Remove this concept?"),
-        "name": node.title,
-        "consequence": ngettext(
+    return deletion_dialog(
+        _l("Remove this concept?"),
+        node.title,
+        ngettext(
             "“%(title)s” and its %(num)s connection leave the board of “%(page)s”.",
             "“%(title)s” and its %(num)s connections leave the board of “%(page)s”.",
             links,
@@ -530,11 +518,8 @@ def board_confirm_remove(node_id):
         )
         if links
         else _("“%(title)s” leaves the board of “%(page)s”.", title=node.title, page=found.page.title),
-        "action": url_for("notebook.board_remove_node", node_id=node.id),
-        "error": None,
-        "dialog_fragment": CONFIRM_DELETE,
-    }
-    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+        url_for("notebook.board_remove_node", node_id=node.id),
+    )
 
 
 @bp.post("/board/nodes/<node_id>/delete")
@@ -707,15 +692,12 @@ def source_progress(source_id):
 @login_required
 def confirm_source_delete(source_id):
     source = study_sources.get(acting_user(), source_id)
-    context = {
-        "title": _l("Delete this source?"),
-        "name": source.title,
-        "consequence": _("The source and its passages will be deleted for good; search will no longer find them."),
-        "action": url_for("notebook.delete_source", source_id=source.id),
-        "error": None,
-        "dialog_fragment": CONFIRM_DELETE,
-    }
-    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+    return deletion_dialog(
+        _l("Delete this source?"),
+        source.title,
+        _("The source and its passages will be deleted for good; search will no longer find them."),
+        url_for("notebook.delete_source", source_id=source.id),
+    )
 
 
 @bp.post("/sources/<source_id>/delete")

@@ -18,7 +18,7 @@ from app.services import notebook, study_ai, study_board, study_planning, study_
 from app.services.errors import DomainError, message_for
 from app.services.study_ai import Passage
 from app.web.acting import acting_user
-from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, prefilled, refused, show_dialog
+from app.web.catalogue import deletion_dialog, done, prefilled, refused, show_dialog
 from app.web.forms import form_refused
 from app.web.notebook import KIND_NAMES
 from app.web.rendering import is_htmx, trigger
@@ -162,15 +162,12 @@ def _tutor_refused(page, question, error):
 @login_required
 def tutor_confirm_clear(page_id):
     page = notebook.get_page(acting_user(), page_id)
-    context = {
-        "title": _l("Clear this conversation?"),
-        "name": page.title,
-        "consequence": _("Every question and answer on this page will be deleted. Your notes and sources stay."),
-        "action": url_for("study_ai.tutor_clear", page_id=page.id),
-        "error": None,
-        "dialog_fragment": CONFIRM_DELETE,
-    }
-    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+    return deletion_dialog(
+        _l("Clear this conversation?"),
+        page.title,
+        _("Every question and answer on this page will be deleted. Your notes and sources stay."),
+        url_for("study_ai.tutor_clear", page_id=page.id),
+    )
 
 
 @bp.post("/pages/<page_id>/tutor/clear")
@@ -349,15 +346,12 @@ def studio_check_quiz(output_id):
 @login_required
 def studio_confirm_delete(output_id):
     output = study_studio.get_output(acting_user(), output_id)
-    context = {
-        "title": _l("Delete this output?"),
-        "name": output.title,
-        "consequence": _("“%(title)s” will be deleted for good.", title=output.title),
-        "action": url_for("study_ai.studio_delete", output_id=output.id),
-        "error": None,
-        "dialog_fragment": CONFIRM_DELETE,
-    }
-    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+    return deletion_dialog(
+        _l("Delete this output?"),
+        output.title,
+        _("“%(title)s” will be deleted for good.", title=output.title),
+        url_for("study_ai.studio_delete", output_id=output.id),
+    )
 
 
 @bp.post("/studio/outputs/<output_id>/delete")
@@ -437,20 +431,17 @@ def studio_discard_draft(draft_id):
 def studio_confirm_discard_all(page_id):
     page = notebook.get_page(acting_user(), page_id)
     waiting = len(study_studio.drafts(acting_user(), page.id))
-    context = {
-        "title": _l("Discard every draft?"),
-        "name": page.title,
-        "consequence": ngettext(
+    return deletion_dialog(
+        _l("Discard every draft?"),
+        page.title,
+        ngettext(
             "%(num)s flashcard draft waiting on “%(page)s” will be discarded.",
             "%(num)s flashcard drafts waiting on “%(page)s” will be discarded.",
             waiting,
             page=page.title,
         ),
-        "action": url_for("study_ai.studio_discard_all", page_id=page.id),
-        "error": None,
-        "dialog_fragment": CONFIRM_DELETE,
-    }
-    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+        url_for("study_ai.studio_discard_all", page_id=page.id),
+    )
 
 
 @bp.post("/pages/<page_id>/studio/drafts/discard")

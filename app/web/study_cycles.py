@@ -17,7 +17,7 @@ from app.services.entity_fields import UNSET
 from app.services.errors import DomainError
 from app.services.progress import today_for
 from app.web.acting import acting_user
-from app.web.catalogue import CONFIRM_DELETE, DIALOG_PAGE, done, quiet, refused, show_dialog
+from app.web.catalogue import deletion_dialog, done, quiet, refused, show_dialog
 from app.web.forms import form_refused
 from app.web.rendering import is_htmx, render_page, trigger
 
@@ -126,18 +126,15 @@ def archive(cycle_id):
 @login_required
 def confirm_delete(cycle_id):
     cycle = study_cycles.get_cycle(acting_user(), cycle_id)
-    context = {
-        "title": _l("Delete this cycle?"),
-        "name": cycle.name,
-        "consequence": _(
+    return deletion_dialog(
+        _l("Delete this cycle?"),
+        cycle.name,
+        _(
             "The cycle, its queue and its laps will be deleted for good; your sessions stay. "
             "To keep its history, archive it instead."
         ),
-        "action": url_for("study_cycles.delete", cycle_id=cycle.id),
-        "error": None,
-        "dialog_fragment": CONFIRM_DELETE,
-    }
-    return render_template(CONFIRM_DELETE if is_htmx() else DIALOG_PAGE, **context)
+        url_for("study_cycles.delete", cycle_id=cycle.id),
+    )
 
 
 @bp.post("/<cycle_id>/delete")
