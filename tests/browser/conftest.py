@@ -36,6 +36,16 @@ def serve(app):
         server.shutdown()
 
 
+def mistral_at(fake, first_event_timeout=5):
+    """`LLM_ENV` for a journey's app: a chain of one link, Mistral's protocol, at the wire fake."""
+    return {
+        "BEYOU_LLM_ORDER": "mistral",
+        "BEYOU_LLM_FIRST_EVENT_TIMEOUT": str(first_event_timeout),
+        "BEYOU_LLM_MISTRAL_API_KEY": "test",
+        "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral", "openai"),
+    }
+
+
 def sign_in(page, base_url, email, password):
     """Through the login form, as a person would; lands on the dashboard."""
     page.goto(f"{base_url}/login")

@@ -13,7 +13,7 @@ from app.extensions import db
 from app.models.history import DayOutcome, Outcome, OwnerType
 from app.services import accounts, configuration
 from app.services.progress import today_for
-from tests.browser.conftest import serve
+from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.builders import a_habit
 from tests.fakes import FakeProviders, Reply
@@ -43,12 +43,7 @@ def a_fortnight(user):
 @pytest.fixture(scope="module")
 def briefing_server(tmp_path_factory, fake):
     database = tmp_path_factory.mktemp("briefing-e2e") / "briefing.sqlite3"
-    env = {
-        "BEYOU_LLM_ORDER": "mistral",
-        "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "20",
-        "BEYOU_LLM_MISTRAL_API_KEY": "test",
-        "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral", "openai"),
-    }
+    env = mistral_at(fake, first_event_timeout=20)
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", LLM_ENV=env,
                      BRIEFING_WAIT_SECONDS=1, BRIEFING_POLL_SECONDS=1)  # fmt: skip
     with app.app_context():

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from app import create_app
 from app.extensions import db
 from app.services import accounts, configuration
-from tests.browser.conftest import serve
+from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply
 from tests.fakes.script import FakeCall
@@ -30,9 +30,7 @@ def fake():
 @pytest.fixture(scope="module")
 def ideas_server(tmp_path_factory, fake):
     database = tmp_path_factory.mktemp("ideas-e2e") / "ideas.sqlite3"
-    env = {"BEYOU_LLM_ORDER": "mistral", "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "5"}
-    env["BEYOU_LLM_MISTRAL_API_KEY"] = "test"
-    env["BEYOU_LLM_MISTRAL_BASE_URL"] = fake.base_url("mistral", "openai")
+    env = mistral_at(fake, first_event_timeout=5)
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", LLM_ENV=env)
     with app.app_context():
         db.create_all()

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from app import create_app
 from app.extensions import db
 from app.services import accounts, categories, configuration, habits, routines, schedules
-from tests.browser.conftest import serve
+from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply
 from tests.fakes.script import FakeCall
@@ -30,12 +30,7 @@ def fake():
 def live_server(tmp_path_factory, fake):
     """Lia's account: a habit in a routine open all day, every day, and a scripted assistant."""
     database = tmp_path_factory.mktemp("live-e2e") / "live.sqlite3"
-    env = {
-        "BEYOU_LLM_ORDER": "mistral",
-        "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "5",
-        "BEYOU_LLM_MISTRAL_API_KEY": "test",
-        "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral", "openai"),
-    }
+    env = mistral_at(fake, first_event_timeout=5)
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", LLM_ENV=env, REDIS_URL=None)
     with app.app_context():
         db.create_all()

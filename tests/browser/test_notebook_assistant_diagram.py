@@ -9,7 +9,7 @@ from app import create_app
 from app.extensions import db
 from app.models import PageBlock
 from app.services import accounts, configuration
-from tests.browser.conftest import serve
+from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply
 from tests.fakes.script import FakeCall
@@ -28,9 +28,7 @@ def fake():
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, fake):
     database = tmp_path_factory.mktemp("diagram-e2e") / "diagram.sqlite3"
-    env = {"BEYOU_LLM_ORDER": "mistral", "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "5"}
-    env["BEYOU_LLM_MISTRAL_API_KEY"] = "test"
-    env["BEYOU_LLM_MISTRAL_BASE_URL"] = fake.base_url("mistral", "openai")
+    env = mistral_at(fake, first_event_timeout=5)
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", LLM_ENV=env)
     with app.app_context():
         db.create_all()

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from tests.browser.conftest import serve
+from tests.browser.conftest import mistral_at, serve
 from tests.fakes import FakeProviders, Reply
 
 pytestmark = pytest.mark.browser
@@ -41,12 +41,7 @@ def fake():
 @pytest.fixture(scope="module")
 def wizard_server(tmp_path_factory, fake):
     database = tmp_path_factory.mktemp("onboarding-e2e") / "onboarding.sqlite3"
-    env = {
-        "BEYOU_LLM_ORDER": "mistral",
-        "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "10",
-        "BEYOU_LLM_MISTRAL_API_KEY": "test",
-        "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral", "openai"),
-    }
+    env = mistral_at(fake, first_event_timeout=10)
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", LLM_ENV=env)
     with app.app_context():
         db.create_all()

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from app import create_app
 from app.extensions import db
 from app.services import accounts, configuration, notebook
-from tests.browser.conftest import serve
+from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply
 
@@ -40,9 +40,7 @@ def fake():
 def planning_server(tmp_path_factory, fake):
     """A server with two students, each with the page "Cells" (two notes) in the topic "Biology"."""
     database = tmp_path_factory.mktemp("planning-e2e") / "planning.sqlite3"
-    env = {"BEYOU_LLM_ORDER": "mistral", "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "5"}
-    env["BEYOU_LLM_MISTRAL_API_KEY"] = "test"
-    env["BEYOU_LLM_MISTRAL_BASE_URL"] = fake.base_url("mistral", "openai")
+    env = mistral_at(fake, first_event_timeout=5)
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", LLM_ENV=env)
     pages = {}
     with app.app_context():

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from app import create_app
 from app.extensions import db
 from app.services import accounts, configuration, notebook, study_sources
-from tests.browser.conftest import serve
+from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply
 
@@ -57,12 +57,7 @@ def fake():
 @pytest.fixture(scope="module")
 def studio_server(tmp_path_factory, fake):
     database = tmp_path_factory.mktemp("studio-e2e") / "studio.sqlite3"
-    env = {
-        "BEYOU_LLM_ORDER": "mistral",
-        "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "10",
-        "BEYOU_LLM_MISTRAL_API_KEY": "test",
-        "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral", "openai"),
-    }
+    env = mistral_at(fake, first_event_timeout=10)
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://",
                      LLM_ENV=env)  # fmt: skip
     pages = {}
