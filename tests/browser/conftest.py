@@ -53,6 +53,9 @@ def sign_in(page, base_url, email, password):
     page.fill("#password", password)
     page.click("button[type=submit]")
     expect(page).to_have_url(re.compile(r"/dashboard$"))
+    # The URL changes as the dashboard starts to arrive; its deferred scripts (the launchers'
+    # handlers, htmx) run only by "load", and a click before then does nothing, as for a person.
+    page.wait_for_load_state("load")
 
 
 @pytest.fixture(scope="session")

@@ -79,6 +79,7 @@ def test_a_note_becomes_a_task_a_mood_is_logged_and_a_focus_cycle_completes(brow
     # Focus mode from today's card: a pinned step and a whole focus cycle.
     page.get_by_test_id("today-card").get_by_role("link", name="Focus on Read").click()
     expect(page).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    page.wait_for_load_state("load")  # the step form is htmx's once the page's scripts have run
     page.get_by_label("New step").fill("Chapter 3")
     page.get_by_label("New step").press("Enter")
     steps = page.get_by_test_id("focus-steps")

@@ -70,6 +70,7 @@ def on_focus(browser, base_url, email, entry="Write"):
     sign_in(page, base_url, email)
     page.get_by_test_id("today-card").get_by_role("link", name=f"Focus on {entry}").click()
     expect(page).to_have_url(re.compile(r"/focus/[0-9a-f-]{36}$"))
+    page.wait_for_load_state("load")  # the step form is htmx's once the page's scripts have run
     return context, page, errors
 
 
