@@ -51,6 +51,14 @@ def test_the_prompt_carries_name_language_local_today_page_and_notes_but_no_emai
     assert messages[-1] == {"role": "user", "content": "what should I do today?"}
 
 
+def test_the_prompt_s_own_words_fit_one_byte_a_character(ana, fake, agent_app):
+    """A running turn holds its system prompt until the model answers; one character past U+00FF
+    (an em dash in prompts/agent.md) makes CPython store the whole string at two bytes each."""
+    ana.stream(ana.send_ok(ana.new_chat(), "hello"))
+    system, _messages = system_and_messages(fake.requests("mistral")[-1])
+    assert [character for character in system if ord(character) > 0xFF] == []
+
+
 def test_the_window_is_the_last_twenty_messages_with_their_tool_rounds(ana, fake, agent_app):
     chat_id = ana.new_chat()
     fake.script(
