@@ -1,7 +1,7 @@
 """Finding sources on the web for a study page: Tavily's search API proposes candidates (title,
 address, a snippet and the page's text), and the student accepts the ones worth studying into
-the page, as a pasted source with that title (study_sources.paste, the same service as the
-sources panel's paste form).
+the page, as a pasted source with that title and the site it came from (study_sources.paste,
+the same service as the sources panel's paste form).
 
 Off unless SOURCE_SEARCH_API_KEY is set; the sources panel then says so. The call goes to
 SOURCE_SEARCH_BASE_URL, outside the chat chain and its blocklist, and the privacy page says
@@ -99,4 +99,4 @@ def accept(user, page_id, title, url, text):
     """A proposed candidate into the page as a source; the same refusals as a paste."""
     if not web_address(str(url or "")):
         refuse_if({"url": "NOTEBOOK_WEB_SOURCE_ADDRESS"})
-    return study_sources.paste(user, page_id, text, title)
+    return study_sources.paste(user, page_id, text, title, site=urlsplit(url).hostname[: study_sources.SOURCE_FILENAME_MAX])

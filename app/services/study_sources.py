@@ -115,8 +115,9 @@ def source_data(source):
 # Adding -------------------------------------------------------------------------------------
 
 
-def paste(user, page_id, text, title=None):
-    """A source from pasted text, titled by its first line unless given a title."""
+def paste(user, page_id, text, title=None, *, site=None):
+    """A source from pasted text, titled by its first line unless given a title. A page's text
+    taken from the web (`source_search.accept`) is kept the same way, with the site it came from."""
     page = notebook.get_page(user, page_id)
     problems = {}
     clean = _clean_text(text, problems, "text")
@@ -128,7 +129,8 @@ def paste(user, page_id, text, title=None):
         user_id=user.id,
         page_id=page.id,
         title=clean_title,
-        origin="pasted",
+        origin="web" if site else "pasted",
+        filename=site,
         text=clean,
         size=len(clean),
         status="queued",

@@ -99,6 +99,10 @@ def test_accepting_a_candidate_adds_a_ready_source_with_its_address(app, signed_
     )
     with as_user(app, user_id) as user:
         assert [hit.source.title for hit in study_sources.search(user, page_id, "paragraph")] == [title]
+        (source,) = study_sources.sources_of(user, notebook.get_page(user, page_id))
+        assert (source.origin, source.filename) == ("web", "example.org")
+    page = signed_in.get(f"/notebook/pages/{page_id}").get_data(as_text=True)
+    assert "· from example.org" in page and "· pasted text" not in page  # the row says where it came from
 
 
 def test_a_result_without_a_web_address_or_text_is_not_proposed(signed_in, page_id, web_search_on):
