@@ -99,4 +99,5 @@ def accept(user, page_id, title, url, text):
     """A proposed candidate into the page as a source; the same refusals as a paste."""
     if not web_address(str(url or "")):
         refuse_if({"url": "NOTEBOOK_WEB_SOURCE_ADDRESS"})
-    return study_sources.paste(user, page_id, text, title, site=urlsplit(url).hostname[: study_sources.SOURCE_FILENAME_MAX])
+    site = urlsplit(url).hostname[: study_sources.SOURCE_FILENAME_MAX]
+    return study_sources.paste(user, page_id, text, title, site=site)
