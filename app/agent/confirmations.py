@@ -27,6 +27,8 @@ TOLD_THE_MODEL = {
     ActionState.EXPIRED: "Nobody confirmed in time, so nothing was done and the card is closed. Call the tool "
     "again only if the person asks for it again.",
     ActionState.FAILED: "The person confirmed, but it could not be done: `outcome` says why.",
+    ActionState.INTERRUPTED: "The person confirmed, but the server stopped before recording whether it was "
+    "done. Check with a read tool before saying it was or was not done; do not do it again unless the person asks.",
 }
 
 

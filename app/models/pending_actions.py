@@ -20,6 +20,8 @@ class ActionState(enum.StrEnum):
     CANCELLED = "CANCELLED"  # the person cancelled: nothing was done
     EXPIRED = "EXPIRED"  # nobody confirmed in time: nothing was done
     FAILED = "FAILED"  # confirmed, but refused when it ran (`outcome`: the refusal)
+    # Never stored: CONFIRMED with no outcome long after the click (pending_actions.effective_state).
+    INTERRUPTED = "INTERRUPTED"  # the worker stopped between the click and recording what came of it
 
 
 class PendingAction(Owned, db.Model):

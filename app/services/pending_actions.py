@@ -16,6 +16,10 @@ from app.extensions import db
 from app.models.pending_actions import ActionState, PendingAction
 from app.services.ownership import owned
 
+RUN_SECONDS = timedelta(minutes=2)
+"""Longer than any click's request may run (gunicorn's timeout is 30 s): a confirmed action still
+without an outcome after this was interrupted."""
+
 
 def now():
     return datetime.now(UTC)
@@ -80,9 +84,18 @@ def settle(action, state, outcome):
 
 
 def effective_state(action):
-    """Its state as the card shows it: a pending action past its time is expired, written or not."""
+    """Its state as the card shows it: a pending action past its time is expired, written or not;
+    a confirmed one still without an outcome well after the click was cut off while it ran (the
+    worker died or was restarted), so whether it was done is not known."""
     if action.state == ActionState.PENDING and _aware(action.expires_at) <= now():
         return ActionState.EXPIRED
+    if (
+        action.state == ActionState.CONFIRMED
+        and action.outcome is None
+        and action.decided_at is not None
+        and _aware(action.decided_at) <= now() - RUN_SECONDS
+    ):
+        return ActionState.INTERRUPTED
     return action.state
 
 

@@ -242,6 +242,7 @@ ALREADY = {  # a click on a card decided before (another tab, a double click, a 
     ActionState.CANCELLED: lambda: _("This change was cancelled before: nothing was done."),
     ActionState.EXPIRED: lambda: message_for("ACTION_EXPIRED"),
     ActionState.FAILED: lambda: _("This change was tried before and could not be done."),
+    ActionState.INTERRUPTED: lambda: _("This change was confirmed before, but we were interrupted while doing it."),
 }
 
 

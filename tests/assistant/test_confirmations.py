@@ -285,6 +285,34 @@ def test_a_handler_that_crashes_leaves_the_card_failed_and_says_sorry(ana, fake,
     assert click(ana, action.id).status_code == 409, "a failed action is not tried again"
 
 
+def test_a_worker_that_died_between_the_click_and_its_outcome_leaves_the_card_interrupted(ana, fake, stretch):
+    """The claim commits before the change runs: a worker killed in between leaves CONFIRMED with
+    no outcome. Nobody is told it was done; the model is told to check before saying either way."""
+    chat_id = ana.new_chat()
+    action, _events = propose_deleting_stretch(ana, fake, chat_id)
+    with ana.app.app_context():
+        row = db.session.get(PendingAction, action.id)
+        assert pending_actions.claim(row)  # ... and the worker dies here
+    shown = ana.http.get(f"/ai/agent/chats/{chat_id}").get_data(as_text=True)
+    assert 'data-action-state="CONFIRMED"' in shown, "a click still running is not called interrupted"
+
+    with ana.app.app_context():
+        row = db.session.get(PendingAction, action.id)
+        row.decided_at = pending_actions.now() - pending_actions.RUN_SECONDS - timedelta(seconds=1)
+        db.session.commit()
+    shown = ana.http.get(f"/ai/agent/chats/{chat_id}").get_data(as_text=True)
+    assert 'data-action-state="INTERRUPTED"' in shown and "can't say whether it was done" in shown
+    assert "action-confirm" not in shown
+    again = click(ana, action.id)
+    assert again.status_code == 409 and "interrupted while doing it" in toast_of(again)[0]
+    assert habits_named(ana.app) == ["Stretch"], "nothing is run again"
+
+    ask(ana, fake, chat_id, "was it deleted?", Reply.says("Let me check."))
+    told = tool_results(fake.requests("mistral")[-1])[0]
+    assert told["confirmation"]["status"] == "INTERRUPTED" and "Check with a read tool" in told["message"]
+    assert "outcome" not in told
+
+
 def test_a_renamed_item_no_longer_matches_its_card(ana, fake, agent_app, stretch):
     action, _events = propose_deleting_stretch(ana, fake, ana.new_chat())
     with as_user(agent_app, user_id_of(agent_app)):
