@@ -107,6 +107,12 @@ def test_a_drafted_roadmap_puts_the_two_concepts_picked_on_the_board_and_a_note_
     expect(explanation.get_by_test_id("explanation-passage")).to_contain_text(SECOND_NOTE)
     assert page.evaluate("window.location.hash").endswith("-passage-1")
 
+    # A write elsewhere (another tab, the assistant) redraws the blocks: the explanation being read stays.
+    page.evaluate("document.querySelectorAll('[data-testid=block]').forEach((b) => { b.dataset.before = '1'; })")
+    page.evaluate("htmx.trigger(document.body, 'domain:notebook')")
+    expect(page.locator("[data-testid=block][data-before]")).to_have_count(0)  # the list was drawn again
+    expect(page.get_by_test_id("block").first.get_by_test_id("explanation")).to_contain_text("Organelles share")
+
     for viewport in (PHONE, DESKTOP):
         fits(page, viewport)
     assert page.evaluate("window.__stayed") is True
