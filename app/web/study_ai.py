@@ -197,9 +197,10 @@ def tutor_passage(source_id):
 # A page's studio (templates/notebook/ai/_studio*.html, included by the study page): summaries,
 # study guides and quizzes made from the page's passages only, and AI flashcard drafts to accept
 # or discard (app/services/study_studio.py). Every button is a form, so it works without
-# JavaScript; with htmx a write swaps nothing but its own form, and the lists refresh themselves:
-# the drafts on `domain:study_ai`, the outputs on `studio:outputs` (a quiz being answered is not
-# wiped by a card accepted beside it).
+# JavaScript; with htmx a write swaps nothing but its own form, and the lists refresh themselves
+# on `domain:study_ai` (from this tab, another, or the assistant), the outputs on `studio:outputs`
+# too. Each output listed is hx-preserve'd: a quiz being answered, or an output folded, stays as
+# it is while a new one arrives above it.
 
 STUDIO_GENERATE = "notebook/ai/_studio_generate.html"
 STUDIO_CARDS_FORM = "notebook/ai/_studio_cards_form.html"

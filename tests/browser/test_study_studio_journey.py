@@ -149,6 +149,18 @@ def test_a_summary_s_citation_leads_to_its_passage_and_a_quiz_is_answered(page, 
     quiz.get_by_test_id("studio-check").click()
     expect(quiz.get_by_test_id("studio-score")).to_have_text("1 of 1 right.")
     expect(studio.get_by_test_id("studio-output")).to_have_count(2)  # the summary is still listed below
+
+    # A summary made in a second tab appears in this one; the quiz being answered here stays as it was.
+    other = page.context.new_page()
+    other.goto(page.url)
+    fake.script("mistral", says(SUMMARY))
+    other.get_by_test_id("studio").get_by_test_id("studio-make-summary").click()
+    expect(other.get_by_test_id("studio-output")).to_have_count(3)
+    expect(studio.get_by_test_id("studio-output")).to_have_count(3)
+    quiz = studio.locator("[data-testid=studio-output][data-kind=quiz]")  # no longer the newest
+    expect(quiz.get_by_test_id("studio-score")).to_have_text("1 of 1 right.")
+    expect(quiz.get_by_label("Ribosomes")).to_be_checked()
+    other.close()
     assert page.console_errors == []
 
 
