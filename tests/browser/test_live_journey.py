@@ -2,6 +2,8 @@
 without a reload — a habit checked, a note the assistant sticks on the Ideas board, and what
 changed while the second one's connection was down."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -129,3 +131,21 @@ def test_a_page_whose_connection_dropped_catches_up_when_it_reconnects(two_brows
     expect(away.get_by_test_id("idea-board")).to_contain_text("Written while the other was away", timeout=5_000)
     assert len(sockets) == 2
     assert away.evaluate("window.__stayed") is True
+
+
+def test_announcements_arriving_together_refresh_a_list_without_an_error(page, live_server):
+    """Two writes announced back to back (a tab's own answer and another device's, say): the list
+    refreshes once more after the first, rather than aborting it — htmx logs an abort as an error."""
+    signed_in_as(page, live_server, EMAIL, PASSWORD)
+    opened(page, f"{live_server}/categories")
+    page.evaluate("""() => {
+        let settled = 0;
+        document.body.addEventListener("htmx:afterSettle", () => { document.body.dataset.settled = ++settled; });
+        htmx.trigger(document.body, "domain:habits");
+        htmx.trigger(document.body, "domain:categories");
+    }""")
+    expect(page.locator("body")).to_have_attribute("data-settled", re.compile(r"\d"))
+    expect(page.locator(".htmx-request")).to_have_count(0)
+    expect(page.locator("main")).to_contain_text("Health")
+    assert page.evaluate("window.__stayed") is True
+    assert page.console_errors == []
