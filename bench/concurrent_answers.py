@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -69,13 +70,15 @@ async def read_stream(port, cookie, path, ending, gaps, reasons):
                     if last is not None:
                         gaps.append(now - last)
                     last = now
-                elif name in ("done", "failed"):
+                elif name == "done":
                     ending.append(name)
-                    if name == "failed":
-                        reasons["failed"] += 1
                     return
-            elif name == "failed" and line.startswith(b"data: ") and b"data-error=" in line:
-                pass
+            elif name == "failed" and line.startswith(b"data: "):
+                found = re.search(rb'data-error="([A-Z_]+)"', line)
+                if found:  # the error's key is on the failed bubble's first line
+                    ending.append(name)
+                    reasons[f"failed: {found.group(1).decode()}"] += 1
+                    return
     except (OSError, asyncio.IncompleteReadError) as error:
         reasons[type(error).__name__] += 1
     finally:

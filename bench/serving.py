@@ -44,7 +44,8 @@ def procfile_server(env, workers=1, floor=False):
         "WEB_CONCURRENCY": str(workers),
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
     }
-    log = tempfile.TemporaryFile()  # noqa: SIM115 — it must outlive this block: the server writes to it
+    # The server's log: kept in BENCH_SERVER_LOG when set (to see why a bench's turns failed)
+    log = open(os.environ["BENCH_SERVER_LOG"], "ab") if os.environ.get("BENCH_SERVER_LOG") else tempfile.TemporaryFile()  # noqa: SIM115 — it must outlive this block: the server writes to it
     process = subprocess.Popen(
         ["sh", "-c", f"exec {command}"], cwd=ROOT, env=environment, start_new_session=True,
         stdout=subprocess.DEVNULL, stderr=log,

@@ -85,6 +85,8 @@ class LinkTransport(httpx2.BaseTransport):
             **request.extensions,
             "timeout": httpx2.Timeout(self._timeouts.total, connect=self._timeouts.connect).as_dict(),
         }
+        if isinstance(request.stream, httpx2.ByteStream):  # a JSON body: sent once, then let go
+            request.stream, request._content = _SentOnce(request.content), b""
         response = self._inner.handle_request(request)
         if self._drop_sse_comments and response.headers.get("content-type", "").startswith("text/event-stream"):
             response = httpx2.Response(
@@ -121,6 +123,19 @@ class LinkTransport(httpx2.BaseTransport):
 
     def close(self) -> None:
         self._inner.close()
+
+
+class _SentOnce(httpx2.SyncByteStream):
+    """A request body that lets go of its bytes once they are sent (nothing here retries a
+    request): a turn may wait minutes on its model, and its body — the prompt and every tool's
+    schema, ~14 KiB — would otherwise stay in memory until the answer ends."""
+
+    def __init__(self, body: bytes):
+        self._body = body
+
+    def __iter__(self) -> Iterator[bytes]:
+        body, self._body = self._body, b""
+        yield body
 
 
 class _CuttableBackend(httpcore2.NetworkBackend):

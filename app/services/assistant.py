@@ -245,11 +245,15 @@ def cancelled_among(turn_ids):
 
 def record_progress(turn, segments, transcript, link):
     """Write what the running turn has said and done so far on its answer row, so a worker that
-    dies mid-turn leaves it behind. An answer that was already ended is left alone."""
+    dies mid-turn leaves it behind. An answer that was already ended is left alone.
+
+    It runs about once a second for every streaming turn, so the session is not searched for the
+    row (no `synchronize_session`): the runner never loads its answer as an object."""
     db.session.execute(
         update(ChatMessage)
         .where(ChatMessage.id == turn.answer_id, ChatMessage.ending.is_(None))
         .values(segments=segments, transcript=transcript, link=link)
+        .execution_options(synchronize_session=False)
     )
     db.session.commit()
 

@@ -3,7 +3,6 @@
 from importlib import import_module
 
 from flask import g, request
-from flask_babel import get_locale
 
 from app import domains, events
 from app.services import icons
@@ -24,7 +23,6 @@ def init_app(app):
         return {
             "nav_areas": navigation.AREAS,
             "theme": theme,
-            "get_locale": get_locale,
             "icon_emoji": icons.emoji_for,
             "icon_label": icons.label_for,
             "resolve_icon": icons.resolve,

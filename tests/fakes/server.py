@@ -129,6 +129,7 @@ class FakeProviders:
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 1024  # a provider takes a thousand turns' connections at once (benches) without refusing any
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that hang up (timeouts, cancelled turns) are part of the script, not errors."""
