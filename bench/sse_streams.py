@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import shutil
 import socket
 import tempfile
@@ -114,10 +115,12 @@ class Side:
 
 
 async def watch(port, cookie, path, heartbeat, gaps, ready, lost):
+    """Follows one stream; `lost` gets (path, whether it had connected) when it ends early."""
+    connected = False
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**16)
     except OSError:
-        lost.append(path)
+        lost.append((path, connected))
         return
     writer.write(
         f"GET {path} HTTP/1.1\r\nHost: bench\r\nCookie: session={cookie}\r\nAccept: text/event-stream\r\n\r\n".encode()
@@ -125,11 +128,19 @@ async def watch(port, cookie, path, heartbeat, gaps, ready, lost):
     last = None
     try:
         await writer.drain()
+        status = await reader.readline()
+        if not status.startswith(b"HTTP/1.1 200"):
+            WHY_LOST[status.decode(errors="replace").strip() or "closed at once"] += 1
+            lost.append((path, connected))
+            return
         while True:
             line = await reader.readline()
             if not line:
-                lost.append(path)
+                WHY_LOST["closed"] += 1
+                lost.append((path, connected))
                 return
+            if line.startswith(b"data: ") and b"data-error=" in line:
+                WHY_LOST[line.split(b'data-error="')[1].split(b'"')[0].decode()] += 1
             if line.startswith(b": ping"):
                 now = time.monotonic()
                 if last is not None:
@@ -137,10 +148,15 @@ async def watch(port, cookie, path, heartbeat, gaps, ready, lost):
                 last = now
             elif line.startswith(b": connected"):
                 ready.append(path)
-    except (OSError, asyncio.IncompleteReadError):
-        lost.append(path)
+                connected = True
+    except (OSError, asyncio.IncompleteReadError) as error:
+        WHY_LOST[type(error).__name__] += 1
+        lost.append((path, connected))
     finally:
         writer.close()
+
+
+WHY_LOST = collections.Counter()  # what the lost streams got instead of heartbeats
 
 
 async def measure(side, port, streams, heartbeat, seconds, process, settled=lambda: True):
@@ -156,7 +172,11 @@ async def measure(side, port, streams, heartbeat, seconds, process, settled=lamb
             await asyncio.sleep(0.05)  # a ramp, as users arrive; not one SYN flood
     opened = time.monotonic()
     deadline = opened + RAMP_SECONDS
-    while (len(ready) + len(lost) < len(streams) or not settled()) and time.monotonic() < deadline:
+
+    def never_connected():
+        return sum(1 for _path, had_connected in lost if not had_connected)
+
+    while (len(ready) + never_connected() < len(streams) or not settled()) and time.monotonic() < deadline:
         await asyncio.sleep(0.2)
     side.ramp = time.monotonic() - opened
     await asyncio.sleep(heartbeat * 1.5)
@@ -165,7 +185,9 @@ async def measure(side, port, streams, heartbeat, seconds, process, settled=lamb
     await asyncio.sleep(seconds)
     side.cpu = (cpu_seconds(pids) - cpu_before) / (time.monotonic() - started)
     side.gaps = list(gaps)
-    side.connected, side.lost = len(ready), len(set(lost)) + (len(streams) - len(ready) - len(set(lost)))
+    # held to the end: connected and never lost; lost: ended early, or not connected by the deadline
+    side.connected = len(ready) - (len(lost) - never_connected())
+    side.lost = len(lost) + max(len(streams) - len(ready) - never_connected(), 0)
     side.kib_per_stream = (sum(rss_kib(pid) for pid in pids) - before) / max(len(ready), 1)
     for task in tasks:
         task.cancel()
@@ -221,6 +243,9 @@ def print_rows(database, heartbeat, bare, agent):
     )
     held = agent.connected >= agent.wanted and agent.lost == 0 and agent.p(0.99) < 1.0
     small = agent.kib_per_stream * 1.024 < 100
+    if WHY_LOST:
+        print(f"  lost or refused, by what they got: {dict(WHY_LOST)}")
+        WHY_LOST.clear()
     print(f"  target (all held, 0 lost, p99 < 1 s, < 100 KB each): {'OK' if held and small else 'UNDER'}", flush=True)
 
 
