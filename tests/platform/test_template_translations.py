@@ -78,3 +78,18 @@ def test_the_app_callables_render_what_jinjas_new_style_gettext_renders(app):
             ours = app.jinja_env.overlay(autoescape=autoescape)
             for shape in SHAPES:
                 assert ours.from_string(shape).render() == reference.from_string(shape).render(), shape
+
+
+def test_the_quick_locale_is_flask_babels_own_in_every_state(app):
+    """`current_locale` reads Flask-Babel's private place for the locale: if an upgrade moved
+    it, this fails rather than pages rendering in a stale language."""
+    from app.web.i18n import current_locale
+
+    with app.test_request_context("/", headers={"Accept-Language": "pt"}):
+        assert str(current_locale()) == str(flask_babel.get_locale()) == "pt"
+        with force_locale("en"):
+            assert str(current_locale()) == str(flask_babel.get_locale()) == "en"
+        assert str(current_locale()) == "pt"
+        assert app.jinja_env.from_string("{{ get_locale() }}").render() == "pt"
+    with app.app_context():
+        assert current_locale() is flask_babel.get_locale()
