@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import collections
 import contextlib
-import re
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ import time
 
 import requests
 
-from bench.serving import bench_database, cpu_seconds, free_port, procfile_server, worker_pids
+from bench.serving import bench_database, cpu_seconds, error_key, free_port, procfile_server, worker_pids
 from bench.sse_streams import SECRET, prepare
 
 
@@ -73,12 +72,10 @@ async def read_stream(port, cookie, path, ending, gaps, reasons):
                 elif name == "done":
                     ending.append(name)
                     return
-            elif name == "failed" and line.startswith(b"data: "):
-                found = re.search(rb'data-error="([A-Z_]+)"', line)
-                if found:  # the error's key is on the failed bubble's first line
-                    ending.append(name)
-                    reasons[f"failed: {found.group(1).decode()}"] += 1
-                    return
+            elif name == "failed" and (key := error_key(line)):  # on one of the bubble's first lines
+                ending.append(name)
+                reasons[f"failed: {key}"] += 1
+                return
     except (OSError, asyncio.IncompleteReadError) as error:
         reasons[type(error).__name__] += 1
     finally:

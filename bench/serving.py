@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -44,8 +45,7 @@ def procfile_server(env, workers=1, floor=False):
         "WEB_CONCURRENCY": str(workers),
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
     }
-    # The server's log: kept in BENCH_SERVER_LOG when set (to see why a bench's turns failed)
-    log = open(os.environ["BENCH_SERVER_LOG"], "ab") if os.environ.get("BENCH_SERVER_LOG") else tempfile.TemporaryFile()  # noqa: SIM115 — it must outlive this block: the server writes to it
+    log = _server_log()
     process = subprocess.Popen(
         ["sh", "-c", f"exec {command}"], cwd=ROOT, env=environment, start_new_session=True,
         stdout=subprocess.DEVNULL, stderr=log,
@@ -68,6 +68,19 @@ def procfile_server(env, workers=1, floor=False):
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
         log.close()
+
+
+def _server_log():
+    """Where the server writes its log: BENCH_SERVER_LOG when set (to see why a bench's turns
+    failed), else a temporary file. Left open: the server writes to it until it stops."""
+    path = os.environ.get("BENCH_SERVER_LOG")
+    return open(path, "ab") if path else tempfile.TemporaryFile()
+
+
+def error_key(line):
+    """The error key on a `failed` event's data line (`data-error="KEY"`), or None."""
+    found = re.search(rb'data-error="([A-Z_]+)"', line)
+    return found.group(1).decode() if found else None
 
 
 def worker_pids(process):

@@ -35,7 +35,7 @@ from app import create_app
 from app.extensions import db
 from app.models import User
 from app.services import accounts, assistant
-from bench.serving import bench_database, cpu_seconds, free_port, procfile_server, rss_kib, worker_pids
+from bench.serving import bench_database, cpu_seconds, error_key, free_port, procfile_server, rss_kib, worker_pids
 
 SECRET = "bench-secret"
 RAMP_SECONDS = 300  # a stream not connected by then (its turn not waiting on its model) counts as lost
@@ -108,6 +108,7 @@ class Side:
     kib_per_stream: float = 0.0
     ramp: float = 0.0  # seconds from the first stream opened to all connected (and their turns waiting)
     cpu: float = 0.0  # of one core, over the window
+    why_lost: collections.Counter = None  # what the lost streams got instead of heartbeats
 
     def p(self, fraction):
         values = sorted(self.gaps)
@@ -115,12 +116,13 @@ class Side:
 
 
 async def watch(port, cookie, path, heartbeat, gaps, ready, lost):
-    """Follows one stream; `lost` gets (path, whether it had connected) when it ends early."""
-    connected = False
+    """Follows one stream; when it ends early, `lost` gets (whether it had connected, what it got:
+    the status line, the `failed` event's error key, or how the connection ended)."""
+    connected, error = False, None
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**16)
-    except OSError:
-        lost.append((path, connected))
+    except OSError as refused:
+        lost.append((connected, type(refused).__name__))
         return
     writer.write(
         f"GET {path} HTTP/1.1\r\nHost: bench\r\nCookie: session={cookie}\r\nAccept: text/event-stream\r\n\r\n".encode()
@@ -130,17 +132,15 @@ async def watch(port, cookie, path, heartbeat, gaps, ready, lost):
         await writer.drain()
         status = await reader.readline()
         if not status.startswith(b"HTTP/1.1 200"):
-            WHY_LOST[status.decode(errors="replace").strip() or "closed at once"] += 1
-            lost.append((path, connected))
+            lost.append((connected, status.decode(errors="replace").strip() or "closed at once"))
             return
         while True:
             line = await reader.readline()
             if not line:
-                WHY_LOST["closed"] += 1
-                lost.append((path, connected))
+                lost.append((connected, error or "closed"))
                 return
-            if line.startswith(b"data: ") and b"data-error=" in line:
-                WHY_LOST[line.split(b'data-error="')[1].split(b'"')[0].decode()] += 1
+            if line.startswith(b"data: ") and error is None:
+                error = error_key(line)
             if line.startswith(b": ping"):
                 now = time.monotonic()
                 if last is not None:
@@ -149,14 +149,10 @@ async def watch(port, cookie, path, heartbeat, gaps, ready, lost):
             elif line.startswith(b": connected"):
                 ready.append(path)
                 connected = True
-    except (OSError, asyncio.IncompleteReadError) as error:
-        WHY_LOST[type(error).__name__] += 1
-        lost.append((path, connected))
+    except (OSError, asyncio.IncompleteReadError) as broken:
+        lost.append((connected, error or type(broken).__name__))
     finally:
         writer.close()
-
-
-WHY_LOST = collections.Counter()  # what the lost streams got instead of heartbeats
 
 
 async def measure(side, port, streams, heartbeat, seconds, process, settled=lambda: True):
@@ -174,7 +170,7 @@ async def measure(side, port, streams, heartbeat, seconds, process, settled=lamb
     deadline = opened + RAMP_SECONDS
 
     def never_connected():
-        return sum(1 for _path, had_connected in lost if not had_connected)
+        return sum(1 for had_connected, _why in lost if not had_connected)
 
     while (len(ready) + never_connected() < len(streams) or not settled()) and time.monotonic() < deadline:
         await asyncio.sleep(0.2)
@@ -188,6 +184,7 @@ async def measure(side, port, streams, heartbeat, seconds, process, settled=lamb
     # held to the end: connected and never lost; lost: ended early, or not connected by the deadline
     side.connected = len(ready) - (len(lost) - never_connected())
     side.lost = len(lost) + max(len(streams) - len(ready) - never_connected(), 0)
+    side.why_lost = collections.Counter(why for _connected, why in lost)
     side.kib_per_stream = (sum(rss_kib(pid) for pid in pids) - before) / max(len(ready), 1)
     for task in tasks:
         task.cancel()
@@ -243,9 +240,8 @@ def print_rows(database, heartbeat, bare, agent):
     )
     held = agent.connected >= agent.wanted and agent.lost == 0 and agent.p(0.99) < 1.0
     small = agent.kib_per_stream * 1.024 < 100
-    if WHY_LOST:
-        print(f"  lost or refused, by what they got: {dict(WHY_LOST)}")
-        WHY_LOST.clear()
+    if agent.why_lost:
+        print(f"  lost or refused, by what they got: {dict(agent.why_lost)}")
     print(f"  target (all held, 0 lost, p99 < 1 s, < 100 KB each): {'OK' if held and small else 'UNDER'}", flush=True)
 
 

@@ -9,6 +9,8 @@ import flask_babel
 from flask_babel import force_locale
 from jinja2 import Environment
 
+from app.web.i18n import current_locale
+
 TEMPLATE = (
     "{{ _('Skip') }} {{ ngettext('%(num)s routine', '%(num)s routines', 2) }} {{ _('Check %(name)s', name='<b>') }}"
 )
@@ -83,8 +85,6 @@ def test_the_app_callables_render_what_jinjas_new_style_gettext_renders(app):
 def test_the_quick_locale_is_flask_babels_own_in_every_state(app):
     """`current_locale` reads Flask-Babel's private place for the locale: if an upgrade moved
     it, this fails rather than pages rendering in a stale language."""
-    from app.web.i18n import current_locale
-
     with app.test_request_context("/", headers={"Accept-Language": "pt"}):
         assert str(current_locale()) == str(flask_babel.get_locale()) == "pt"
         with force_locale("en"):
