@@ -23,6 +23,7 @@ from flask_babel import force_locale
 from flask_babel import gettext as _
 from markupsafe import escape
 from prometheus_client import Counter
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app import daemons, events
 from app.agent import markdown, prompt
@@ -148,13 +149,10 @@ class TurnRun:
             # What the turn's tools change reaches the user's other pages; the panel watching it
             # refreshes its own page from the tool events (app/events.py, app/web/live.py).
             with self.app.app_context(), events.acting_from(f"turn:{self.turn_id}"):
-                # One query for the turn, its user and its chat (start_turn checked the chat is theirs).
-                turn, user, chat = db.session.execute(
-                    db.select(Turn, User, Chat)
-                    .join(User, User.id == Turn.user_id)
-                    .join(Chat, Chat.id == Turn.chat_id)
-                    .where(Turn.id == self.turn_id)
-                ).one()
+                loaded = self._load()
+                if loaded is None:
+                    return
+                turn, user, chat = loaded
                 self.turn = TurnRef(turn.id, turn.chat_id, turn.question_id, turn.answer_id)
                 self.language = user.language
                 with force_locale(user.language):
@@ -164,6 +162,39 @@ class TurnRun:
                         db.session.remove()
         finally:
             RUNNING.discard(self)
+
+    def _load(self):
+        """The turn, its user and its chat in one query (start_turn checked the chat is theirs).
+
+        Thousands of turns claimed at once can leave none of the pool's connections free for a
+        while: the runner waits its turn (its lease is renewed meanwhile) until the turn's own
+        time is up, rather than dying and leaving the watcher to wait out the lease. If it still
+        cannot read the turn, the watchers hear so now; the sweep ends the turn from its record."""
+        give_up = time.monotonic() + self.app.config["AGENT_TURN_SECONDS"]
+        pause = 0.25
+        while True:
+            try:
+                return db.session.execute(
+                    db.select(Turn, User, Chat)
+                    .join(User, User.id == Turn.user_id)
+                    .join(Chat, Chat.id == Turn.chat_id)
+                    .where(Turn.id == self.turn_id)
+                ).one()
+            except PoolTimeout:
+                db.session.rollback()
+                if time.monotonic() + pause < give_up:
+                    log.warning("turn %s: no database connection free yet, waiting", self.turn_id)
+                    time.sleep(pause)
+                    pause = min(pause * 2, 2.0)
+                    continue
+                log.error("turn %s: no database connection within its time", self.turn_id)
+            except Exception:
+                log.exception("turn %s could not be read", self.turn_id)
+                db.session.rollback()
+            db.session.remove()
+            if self._first_to_end():
+                self._send_error("TURN_INTERRUPTED", keep_bubble=True)
+            return None
 
     def _answer(self, user, chat, turn):
         config = self.app.config

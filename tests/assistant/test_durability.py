@@ -393,3 +393,47 @@ def test_the_export_and_history_agree_on_an_interrupted_turn(ana, fake, agent_ap
         ("USER", None, None), ("ASSISTANT", "INTERRUPTED", "mistral")
     ]  # fmt: skip
     assert json.dumps(chat)  # JSON all the way
+
+
+# A pool with no connection free -------------------------------------------------------------
+
+ONE_CONNECTION = {"pool_size": 1, "max_overflow": 0, "pool_timeout": 0.2}
+
+
+def claimed_turn(app, ana, text):
+    turn_id = ana.send_ok(ana.new_chat(), text)
+    with app.app_context():
+        assert assistant.claim(db.session.get(Turn, uuid.UUID(turn_id)))
+        db.session.remove()
+    return uuid.UUID(turn_id)
+
+
+def test_a_runner_waits_for_a_free_connection_instead_of_dying(make_agent_app, fake):
+    """Thousands of turns claimed at once can leave the pool empty when a runner starts: its
+    first read times out, and it must wait its turn, not die and leave the turn to its lease."""
+    app = make_agent_app(SQLALCHEMY_ENGINE_OPTIONS=ONE_CONNECTION)
+    make_user(app)
+    turn_id = claimed_turn(app, AgentClient(app), "hello")
+    with app.app_context(), db.engine.connect():  # the pool's only connection, held elsewhere
+        runner.start_in_background(turn_id)
+        time.sleep(1.0)  # several of the runner's tries time out (0.2 s each)
+        assert runner.RUNNING.runs(turn_id)
+    assert wait_for_turn(app, turn_id) == TurnStatus.DONE
+    role, segments, _ending, _link = saved_messages(app)[-1]
+    assert role == "ASSISTANT" and segments[0]["type"] == "text"
+
+
+def test_a_runner_that_never_gets_a_connection_tells_its_watchers_at_once(make_agent_app, fake):
+    app = make_agent_app(SQLALCHEMY_ENGINE_OPTIONS=ONE_CONNECTION, AGENT_TURN_SECONDS=1)
+    make_user(app)
+    turn_id = claimed_turn(app, AgentClient(app), "hello")
+    with app.app_context(), db.engine.connect():
+        runner.start_in_background(turn_id)
+        events = app.extensions["turn_log"].read(turn_id, 0, wait=10)
+    assert [e.name for e in events] == ["failed"] and 'data-error="TURN_INTERRUPTED"' in events[0].data
+    assert fake.requests() == []  # no model call for a turn it could not read
+    with app.app_context():  # the message stays in the chat; the sweep ends the turn once its lease lapses
+        assert db.session.get(Turn, turn_id).status == TurnStatus.RUNNING
+        db.session.execute(update(Turn).where(Turn.id == turn_id).values(lease_until=None))
+        db.session.commit()
+        assert assistant.end_abandoned_turns() == 1
