@@ -6,9 +6,10 @@ where the user was looking (the `Vary: HX-Request` header keeps caches honest).
 
 import logging
 
-from flask import render_template
+from flask import current_app, g, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from app.extensions import db
@@ -26,6 +27,7 @@ TITLES = {
     422: lambda: _("Check what you entered"),
     429: lambda: _("Slow down"),
     500: lambda: _("Something went wrong"),
+    503: lambda: _("Very busy right now"),
 }
 MESSAGES = {
     400: lambda: _("The request could not be understood."),
@@ -35,7 +37,10 @@ MESSAGES = {
     413: lambda: message_for("TEXT_TOO_LARGE"),
     429: lambda: message_for("RATE_LIMITED"),
     500: lambda: _("We hit an error on our side. Your data is safe; please try again."),
+    503: lambda: _("Beyou has more to do than it can take this second. Your data is safe; try again in a moment."),
 }
+
+BUSY_RETRY_SECONDS = 2
 
 
 def render_error(status, message=None):
@@ -61,6 +66,20 @@ def init_app(app):
         response.set_data(body)
         response.content_type = "text/html; charset=utf-8"
         return response, status
+
+    @app.errorhandler(PoolTimeout)
+    def no_connection_free(_error):
+        """Every pooled database connection stayed taken for the pool's whole timeout (a burst of
+        thousands of requests): the request did nothing, and says to come back. An assistant
+        stream's EventSource reconnects by itself; a page is reloaded."""
+        log.warning("no database connection free for %s", request.path)
+        db.session.rollback()
+        # Answered as to someone signed out (plain layout, the browser's language): the signed-in
+        # user is a database read away, which is what there is no connection for. Flask-Login
+        # keeps the request's user in `g._login_user`; tests/assistant/test_durability.py guards it.
+        g._login_user = current_app.login_manager.anonymous_user()
+        body, status = render_error(503)
+        return body, status, {"Retry-After": str(BUSY_RETRY_SECONDS)}
 
     @app.errorhandler(Exception)
     def unexpected_error(error):

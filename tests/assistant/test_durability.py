@@ -437,3 +437,23 @@ def test_a_runner_that_never_gets_a_connection_tells_its_watchers_at_once(make_a
         db.session.execute(update(Turn).where(Turn.id == turn_id).values(lease_until=None))
         db.session.commit()
         assert assistant.end_abandoned_turns() == 1
+
+
+def test_a_request_that_finds_no_connection_free_is_told_to_come_back_not_a_500(make_agent_app, fake):
+    """A burst of thousands of streams can keep every pooled connection taken past the pool's
+    timeout: the watcher's sign-in lookup then gets a 503 with Retry-After, which the SSE
+    extension's EventSource reconnects after; nothing was done, so nothing is lost."""
+    app = make_agent_app(SQLALCHEMY_ENGINE_OPTIONS=ONE_CONNECTION)
+    make_user(app)
+    ana = AgentClient(app)
+    turn_id = ana.send_ok(ana.new_chat(), "hello")
+    with app.app_context():
+        engine = db.engine
+    with engine.connect():  # the pool's only connection, held elsewhere (no app context: each request has its own)
+        busy = ana.http.get(f"/ai/agent/turns/{turn_id}/stream")
+        page = ana.http.get("/dashboard", headers={"Accept-Language": "pt"})
+    assert busy.status_code == page.status_code == 503 and busy.headers["Retry-After"] == "2"
+    assert "Seus dados estão seguros" in page.get_data(as_text=True)
+    assert turn_row(app, turn_id).status == TurnStatus.PENDING  # untouched: the reconnect claims it
+    assert ana.stream(turn_id)[-1]["name"] == "done"
+    assert ana.http.get("/dashboard").status_code == 200  # still signed in
