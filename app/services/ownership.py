@@ -1,6 +1,9 @@
 """Loading rows through their owner, so ids leak nothing."""
 
 import uuid
+from functools import cache
+
+from sqlalchemy import bindparam
 
 from app.extensions import db
 from app.services.errors import NotFound
@@ -16,7 +19,14 @@ def owned(model, row_id, user, *, key="NOT_FOUND"):
         row_id = row_id if isinstance(row_id, uuid.UUID) else uuid.UUID(str(row_id))
     except (TypeError, ValueError):
         raise NotFound(key) from None
-    row = db.session.scalar(db.select(model).where(model.id == row_id, model.user_id == user.id))
+    row = db.session.scalar(_owned_row(model), {"row_id": row_id, "user_id": user.id})
     if row is None:
         raise NotFound(key)
     return row
+
+
+@cache
+def _owned_row(model):
+    """The statement for one model, built once: building a statement and its cache key costs
+    more than running it, and nearly every write and edit asks this first."""
+    return db.select(model).where(model.id == bindparam("row_id"), model.user_id == bindparam("user_id"))

@@ -287,9 +287,9 @@ def test_a_move_onto_a_cell_filled_meanwhile_is_refused_and_changes_nothing(ana,
     real_scalar = db.session.scalar
     reads = []
 
-    def occupant_unseen(statement):
+    def occupant_unseen(statement, *params):
         reads.append(statement)
-        return real_scalar(statement) if len(reads) == 1 else None  # the note is found, the occupant not …
+        return real_scalar(statement, *params) if len(reads) == 1 else None  # the note is found, the occupant not …
 
     monkeypatch.setattr(db.session, "scalar", occupant_unseen)
     with pytest.raises(Conflict) as refused:
