@@ -8,7 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import delete, func, or_, update
+from sqlalchemy import bindparam, delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 
 from app.events import announce
@@ -337,6 +337,12 @@ def end_abandoned_turns(sparing=()):
     return sum(interrupt_turn(turn_id) for turn_id in stale if turn_id not in set(sparing))
 
 
+# Built once (bound parameters): every message and every claim runs both, and building a
+# statement and its cache key costs more than running it.
+_CHAT_LOCKED = db.select(Chat).where(Chat.id == bindparam("chat_id")).with_for_update()
+_LAST_POSITION = db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == bindparam("chat_id"))
+
+
 def _append_to_chat(chat_id, place, keep=None):
     """Commit `place(chat, position)`, which adds rows after the chat's last message. With
     `keep`, the commit leaves those rows and the one `place` returned loaded (see `_commit_keeping`).
@@ -346,10 +352,10 @@ def _append_to_chat(chat_id, place, keep=None):
     """
     for attempt in range(3):
         try:
-            chat = db.session.scalar(db.select(Chat).where(Chat.id == chat_id).with_for_update())
+            chat = db.session.scalar(_CHAT_LOCKED, {"chat_id": chat_id})
             if chat is None:
                 raise LookupError("the chat was deleted")
-            last = db.session.scalar(db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == chat.id))
+            last = db.session.scalar(_LAST_POSITION, {"chat_id": chat.id})
             placed = place(chat, (last or 0) + 1)
             chat.last_activity_at = now()
             if keep is None:
