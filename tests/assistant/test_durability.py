@@ -397,7 +397,9 @@ def test_the_export_and_history_agree_on_an_interrupted_turn(ana, fake, agent_ap
 
 # A pool with no connection free -------------------------------------------------------------
 
-ONE_CONNECTION = {"pool_size": 1, "max_overflow": 0, "pool_timeout": 0.2}
+# One connection, and a wait for it long enough that the test's own reads, the turn keeper's and
+# the runner's, each brief, never time out on one another: only holding it does.
+ONE_CONNECTION = {"pool_size": 1, "max_overflow": 0, "pool_timeout": 2}
 
 
 def claimed_turn(app, ana, text):
@@ -416,7 +418,7 @@ def test_a_runner_waits_for_a_free_connection_instead_of_dying(make_agent_app, f
     turn_id = claimed_turn(app, AgentClient(app), "hello")
     with app.app_context(), db.engine.connect():  # the pool's only connection, held elsewhere
         runner.start_in_background(turn_id)
-        time.sleep(1.0)  # several of the runner's tries time out (0.2 s each)
+        time.sleep(4.5)  # the runner's first tries time out (2 s each)
         assert runner.RUNNING.runs(turn_id)
     assert wait_for_turn(app, turn_id) == TurnStatus.DONE
     role, segments, _ending, _link = saved_messages(app)[-1]
