@@ -100,9 +100,8 @@ def _digest(path, _mtime_ns, _size):
 
 
 def icon(name, label=None):
-    """A line icon from the sprite; with a `label` it is an image a screen reader names, else decoration."""
-    described = f'role="img" aria-label="{escape(label)}"' if label else 'aria-hidden="true"'
-    return Markup(f'<svg class="icon" {described} width="20" height="20">'
+    """A line icon from the sprite."""
+    return Markup(f'<svg class="icon" {_described(label)} width="20" height="20">'
                   f'<use href="{escape(_sprite_href())}#{escape(name)}"></use></svg>')  # fmt: skip
 
 
@@ -111,9 +110,13 @@ def entity_icon(icon_id, label=None):
     unknown id shows the default."""
     emoji = icons.emoji_for(icon_id or "")
     if emoji:
-        described = f'role="img" aria-label="{escape(label)}"' if label else 'aria-hidden="true"'
-        return Markup(f'<span class="entity-icon emoji" {described}>{escape(emoji)}</span>')
+        return Markup(f'<span class="entity-icon emoji" {_described(label)}>{escape(emoji)}</span>')
     return Markup(f'<span class="entity-icon">{icon(icons.resolve(icon_id or ""), label)}</span>')
+
+
+def _described(label):
+    """With a `label`, an image a screen reader names; without, decoration it skips."""
+    return f'role="img" aria-label="{escape(label)}"' if label else 'aria-hidden="true"'
 
 
 def _sprite_href():

@@ -70,7 +70,8 @@ def init_app(app):
     @app.errorhandler(PoolTimeout)
     def no_connection_free(_error):
         """Every pooled database connection stayed taken for the pool's whole timeout (a burst of
-        thousands of requests): the request did nothing, and says to come back. An assistant
+        thousands of requests): the request stops at the transaction it could not begin — what
+        it committed before stays, nothing is half-written — and says to come back. An assistant
         stream's EventSource reconnects by itself; a page is reloaded."""
         log.warning("no database connection free for %s", request.path)
         db.session.rollback()
