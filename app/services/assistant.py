@@ -6,9 +6,10 @@ chat's messages are kept in one place.
 
 import uuid
 from datetime import UTC, datetime, timedelta
+from functools import cache
 
 from flask import current_app
-from sqlalchemy import bindparam, delete, func, or_, update
+from sqlalchemy import bindparam, delete, func, insert, or_, update
 from sqlalchemy.exc import IntegrityError
 
 from app.events import announce
@@ -148,32 +149,32 @@ def start_turn(user, chat_id, text, page=None, focus_entry_id=None):
     if focus_entry_id is not None:
         focus_entry_id = routines.get_entry(user, focus_entry_id).id
 
-    def place(chat, position):
+    turn = Turn(
+        id=uuid.uuid4(),
+        chat_id=chat.id,
+        user_id=user.id,
+        text=text,
+        page=_clean_page(page),
+        focus_entry_id=focus_entry_id,
+        status=TurnStatus.PENDING,
+        cancel_requested=False,
+        question_id=uuid.uuid4(),
+        created_at=now(),
+    )
+
+    def place(position):
         cancel_turns(user, chat_id=chat.id, commit=False)
-        if not chat.title:
-            chat.title = _clean_title(text)[:TITLE_FROM_MESSAGE]
-        question = ChatMessage(
-            id=uuid.uuid4(),
-            chat_id=chat.id,
-            seq=position,
-            role=Role.USER,
-            segments=[{"type": "text", "text": text}],
-            transcript=[Message.user(text).model_dump(exclude_defaults=True)],
-        )
-        turn = Turn(
-            chat_id=chat.id,
-            user_id=user.id,
-            text=text,
-            page=_clean_page(page),
-            focus_entry_id=focus_entry_id,
-            question_id=question.id,
-        )
-        db.session.add_all([question, turn])
+        _execute(_NEW_MESSAGE, {
+            "id": turn.question_id, "chat_id": chat.id, "seq": position, "role": Role.USER,
+            "segments": [{"type": "text", "text": text}],
+            "transcript": [Message.user(text).model_dump(exclude_defaults=True)],
+        })  # fmt: skip
+        _execute(_NEW_TURN, {column.key: getattr(turn, column.key) for column in Turn.__table__.columns})
         return turn
 
-    # The answer to the POST is rendered from the turn and the signed-in user as written here:
-    # the commit leaves both loaded, so nothing is read back.
-    return _append_to_chat(chat.id, place, keep=(user,))
+    # The POST's answer is rendered from this turn and the signed-in user as they are here: the
+    # turn was never loaded, and the commit leaves the user loaded, so nothing is read back.
+    return _append_to_chat(chat.id, place, title=_clean_title(text)[:TITLE_FROM_MESSAGE], keep=(user,))
 
 
 def get_turn(user, turn_id):
@@ -185,24 +186,20 @@ def claim(turn):
     an empty answer row placed after the chat's last message (the journal the runner keeps up to
     date). True for the one caller that wins."""
 
-    def place(chat, position):
+    turn_id, chat_id = turn.id, turn.chat_id
+
+    def place(position):
         answer_id = uuid.uuid4()
-        claimed = db.session.execute(
-            update(Turn)
-            .where(Turn.id == turn.id, Turn.status == TurnStatus.PENDING)
-            .values(status=TurnStatus.RUNNING, answer_id=answer_id, lease_until=_lease())
-        ).rowcount
+        claimed = _execute(_CLAIM, {"turn": turn_id, "answer": answer_id, "lease": _lease()}).rowcount
         if claimed == 1:
-            db.session.add(ChatMessage(id=answer_id, chat_id=chat.id, seq=position, role=Role.ASSISTANT))
+            _execute(_NEW_MESSAGE, {"id": answer_id, "chat_id": chat_id, "seq": position, "role": Role.ASSISTANT})
         return claimed == 1
 
     try:
-        won = _append_to_chat(turn.chat_id, place)
+        return _append_to_chat(chat_id, place)
     except LookupError:  # the chat was deleted before anyone watched
         db.session.rollback()
         return False
-    db.session.expire(turn)
-    return won
 
 
 def renew_leases(turn_ids):
@@ -218,19 +215,38 @@ def cancel_turns(user, chat_id=None, turn_id=None, commit=True):
     """Stop the user's unfinished turns (in one chat, or one turn, or all): a running one is asked
     to stop (its runner ends it, keeping what it had); a pending one has no runner, so it ends
     here (the message the user sent stays in the chat, unanswered)."""
-    scope = [Turn.user_id == user.id]
+    end_pending, stop_running = _cancelling(chat_id is not None, turn_id is not None)
+    scope = {"the_user_id": user.id}
     if chat_id is not None:
-        scope.append(Turn.chat_id == chat_id)
+        scope["the_chat_id"] = chat_id
     if turn_id is not None:
-        scope.append(Turn.id == turn_id)
-    db.session.execute(
-        update(Turn)
-        .where(*scope, Turn.status == TurnStatus.PENDING)
-        .values(status=TurnStatus.ENDED, error_key="TURN_CANCELLED", finished_at=now())
-    )
-    db.session.execute(update(Turn).where(*scope, Turn.status == TurnStatus.RUNNING).values(cancel_requested=True))
+        scope["the_turn_id"] = turn_id
+    db.session.execute(end_pending, {**scope, "the_finished_at": now()})
+    db.session.execute(stop_running, scope)
     if commit:
         db.session.commit()
+
+
+@cache
+def _cancelling(in_chat, one_turn):
+    """The two statements of `cancel_turns` for one scope, built once: every message sent runs
+    them. The session is not searched for the turns they change (no `synchronize_session`):
+    every caller commits next, which expires whatever it holds."""
+    scope = [Turn.user_id == bindparam("the_user_id")]
+    if in_chat:
+        scope.append(Turn.chat_id == bindparam("the_chat_id"))
+    if one_turn:
+        scope.append(Turn.id == bindparam("the_turn_id"))
+    end_pending = (
+        update(Turn)
+        .where(*scope, Turn.status == TurnStatus.PENDING)
+        .values(status=TurnStatus.ENDED, error_key="TURN_CANCELLED", finished_at=bindparam("the_finished_at"))
+    )
+    stop_running = update(Turn).where(*scope, Turn.status == TurnStatus.RUNNING).values(cancel_requested=True)
+    return (
+        end_pending.execution_options(synchronize_session=False),
+        stop_running.execution_options(synchronize_session=False),
+    )
 
 
 def cancelled_among(turn_ids):
@@ -265,20 +281,13 @@ def end_turn_with_answer(turn, *, segments, transcript, link, ending, status=Tur
     runner, a worker shutting down, the sweep); anyone later gets TurnAlreadyEnded and writes
     nothing.
     """
-    ended = db.session.execute(
-        update(Turn)
-        .where(Turn.id == turn.id, Turn.status == TurnStatus.RUNNING)
-        .values(status=status, error_key=error_key, finished_at=now(), lease_until=None)
-    ).rowcount
+    ended = _execute(_END_TURN, {"turn": turn.id, "status": status, "error": error_key, "at": now()}).rowcount
     if ended != 1:
         db.session.rollback()
         raise TurnAlreadyEnded(turn.id)
-    db.session.execute(
-        update(ChatMessage)
-        .where(ChatMessage.id == turn.answer_id)
-        .values(segments=segments, transcript=transcript, link=link, ending=ending)
-    )
-    db.session.execute(update(Chat).where(Chat.id == turn.chat_id).values(last_activity_at=now()))
+    _execute(_END_ANSWER, {"answer": turn.answer_id, "segments": segments, "transcript": transcript,
+                           "link": link, "ending": ending})  # fmt: skip
+    _execute(_TOUCH_CHAT, {"chat": turn.chat_id, "at": now()})
     db.session.commit()
 
 
@@ -337,36 +346,65 @@ def end_abandoned_turns(sparing=()):
     return sum(interrupt_turn(turn_id) for turn_id in stale if turn_id not in set(sparing))
 
 
-# Built once (bound parameters): every message and every claim runs both, and building a
-# statement and its cache key costs more than running it.
-_CHAT_LOCKED = db.select(Chat).where(Chat.id == bindparam("chat_id")).with_for_update()
-_LAST_POSITION = db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == bindparam("chat_id"))
-
-
-def _append_to_chat(chat_id, place, keep=None):
-    """Commit `place(chat, position)`, which adds rows after the chat's last message. With
-    `keep`, the commit leaves those rows and the one `place` returned loaded (see `_commit_keeping`).
+def _append_to_chat(chat_id, place, *, title=None, keep=()):
+    """Commit `place(position)`, which writes rows after the chat's last message, with the chat's
+    new activity time (and `title`, if the chat has none yet). With `keep`, the commit leaves
+    those ORM rows loaded (see `_commit_keeping`).
 
     Concurrent writers in one chat are serialised by locking the chat row (PostgreSQL) and, as a
     backstop, by the unique (chat, position) constraint: a collision is retried.
     """
     for attempt in range(3):
         try:
-            chat = db.session.scalar(_CHAT_LOCKED, {"chat_id": chat_id})
+            chat = _execute(_CHAT_LOCKED, {"chat": chat_id}).first()
             if chat is None:
                 raise LookupError("the chat was deleted")
-            last = db.session.scalar(_LAST_POSITION, {"chat_id": chat.id})
-            placed = place(chat, (last or 0) + 1)
-            chat.last_activity_at = now()
-            if keep is None:
-                db.session.commit()
-            else:
-                _commit_keeping(placed, *keep)
+            last = _execute(_LAST_POSITION, {"chat": chat_id}).scalar()
+            placed = place((last or 0) + 1)
+            _execute(_TOUCH_CHAT, {"chat": chat_id, "at": now(), "title": None if chat.title else title})
+            _commit_keeping(*keep)
             return placed
         except IntegrityError:
             db.session.rollback()
             if attempt == 2:
                 raise
+
+
+def _execute(statement, parameters):
+    """Run one of the statements below on the session's connection, in its transaction, as plain
+    SQL. A message, a claim and an answer's end each write a few rows that no caller holds as
+    objects; the ORM's unit of work (and its search of the session for rows an update changed)
+    cost several times the SQL for them."""
+    return db.session.connection().execute(statement, parameters)
+
+
+# Built once (bound parameters): every message, claim and answer runs them, and building a
+# statement and its cache key costs more than running it.
+_CHAT_LOCKED = db.select(Chat.title).where(Chat.id == bindparam("chat")).with_for_update()
+_LAST_POSITION = db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == bindparam("chat"))
+_TOUCH_CHAT = (
+    update(Chat)
+    .where(Chat.id == bindparam("chat"))
+    .values(last_activity_at=bindparam("at"), title=func.coalesce(bindparam("title", None), Chat.title))
+)
+_NEW_MESSAGE = insert(ChatMessage)
+_NEW_TURN = insert(Turn)
+_CLAIM = (
+    update(Turn)
+    .where(Turn.id == bindparam("turn"), Turn.status == TurnStatus.PENDING)
+    .values(status=TurnStatus.RUNNING, answer_id=bindparam("answer"), lease_until=bindparam("lease"))
+)
+_END_TURN = (
+    update(Turn)
+    .where(Turn.id == bindparam("turn"), Turn.status == TurnStatus.RUNNING)
+    .values(status=bindparam("status"), error_key=bindparam("error"), finished_at=bindparam("at"), lease_until=None)
+)
+_END_ANSWER = (
+    update(ChatMessage)
+    .where(ChatMessage.id == bindparam("answer"))
+    .values(segments=bindparam("segments"), transcript=bindparam("transcript"), link=bindparam("link"),
+            ending=bindparam("ending"))
+)  # fmt: skip
 
 
 def _commit_keeping(*rows):

@@ -19,9 +19,9 @@ POST_STATEMENTS = [
     "SELECT chat_messages",  # the chat's last position
     "UPDATE turns",  # the chat's pending turns cancelled
     "UPDATE turns",  # its running ones asked to stop
-    "UPDATE chats",  # title and last activity
+    "INSERT chat_messages",  # the message
     "INSERT turns",
-    "INSERT chat_messages",
+    "UPDATE chats",  # title and last activity
 ]
 CLAIM_STATEMENTS = [
     "SELECT users",  # the signed-in user
@@ -29,8 +29,8 @@ CLAIM_STATEMENTS = [
     "SELECT chats",  # locked while the answer row is placed
     "SELECT chat_messages",  # the chat's last position
     "UPDATE turns",  # claimed
-    "UPDATE chats",
     "INSERT chat_messages",  # the answer's journal row
+    "UPDATE chats",  # last activity
 ]
 RUNNER_STATEMENTS = [
     "SELECT turns",  # the turn, its user and its chat in one
