@@ -56,11 +56,11 @@ def system_prompt(user, chat, turn):
     )
 
 
-def history(chat, turn):
+def history(turn):
     """The last 20 messages before the turn's own, as portable messages, tool rounds included."""
     messages = []
-    for row in assistant.window(chat, WINDOW, turn=turn):
-        messages.extend(Message.model_validate(item) for item in row.transcript)
+    for transcript in assistant.transcripts_before(turn, WINDOW):
+        messages.extend(Message.model_validate(item) for item in transcript)
     return messages
 
 
@@ -89,7 +89,7 @@ def with_decisions(chat, messages):
 def request_for(user, chat, turn, this_turn):
     """The request for the next model call: history, then this turn's messages so far, and the
     tools the turn needs (the core, the page's toolsets and those its calls opened)."""
-    messages = with_decisions(chat, [*history(chat, turn), *this_turn])
+    messages = with_decisions(chat, [*history(turn), *this_turn])
     return ChatRequest(
         system=system_prompt(user, chat, turn),
         messages=messages,

@@ -23,6 +23,7 @@ from flask_babel import force_locale
 from flask_babel import gettext as _
 from markupsafe import escape
 from prometheus_client import Counter
+from sqlalchemy import bindparam
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app import daemons, events
@@ -117,6 +118,15 @@ class TurnRef:
     answer_id: object
 
 
+# Built once (a bound parameter): every turn runs it first.
+_TURN_USER_CHAT = (
+    db.select(Turn, User, Chat)
+    .join(User, User.id == Turn.user_id)
+    .join(Chat, Chat.id == Turn.chat_id)
+    .where(Turn.id == bindparam("turn"))
+)
+
+
 class TurnRun:
     """One turn being answered, on a background thread, under the app and the user's language."""
 
@@ -174,12 +184,7 @@ class TurnRun:
         pause = 0.25
         while True:
             try:
-                return db.session.execute(
-                    db.select(Turn, User, Chat)
-                    .join(User, User.id == Turn.user_id)
-                    .join(Chat, Chat.id == Turn.chat_id)
-                    .where(Turn.id == self.turn_id)
-                ).one()
+                return db.session.execute(_TURN_USER_CHAT, {"turn": self.turn_id}).one()
             except PoolTimeout:
                 db.session.rollback()
                 if time.monotonic() + pause < give_up:

@@ -432,15 +432,23 @@ def _aware(moment):
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def window(chat, size=20, turn=None):
-    """The chat's last `size` messages, oldest first (the model's short-term memory). For a
-    `turn` being answered, only those before its user message: the turn brings its own."""
-    query = db.select(ChatMessage).where(ChatMessage.chat_id == chat.id)
-    if turn is not None and turn.question_id is not None:
-        asked_at = db.select(ChatMessage.seq).where(ChatMessage.id == turn.question_id).scalar_subquery()
-        query = query.where(ChatMessage.seq < asked_at)
-    rows = db.session.scalars(query.order_by(ChatMessage.seq.desc()).limit(size)).all()
-    return list(reversed(rows))
+def transcripts_before(turn, size=20):
+    """The transcripts of the last `size` messages before the turn's own, oldest first (the
+    model's short-term memory: the turn brings its own message). One statement built once, and
+    only the column the prompt reads: every model call of every turn runs it."""
+    rows = db.session.scalars(_TRANSCRIPTS_BEFORE, {"chat": turn.chat_id, "question": turn.question_id, "size": size})
+    return list(reversed(rows.all()))
+
+
+_TRANSCRIPTS_BEFORE = (
+    db.select(ChatMessage.transcript)
+    .where(
+        ChatMessage.chat_id == bindparam("chat"),
+        ChatMessage.seq < db.select(ChatMessage.seq).where(ChatMessage.id == bindparam("question")).scalar_subquery(),
+    )
+    .order_by(ChatMessage.seq.desc())
+    .limit(bindparam("size"))
+)
 
 
 def _clean_page(page):

@@ -109,24 +109,25 @@ class OpenAICompatAdapter(ProviderAdapter):
     # -- request ---------------------------------------------------------------------------------
 
     def _params(self, request: ChatRequest, *, extra_system: str = "", with_tools: bool = True) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model, "messages": self._messages(request, extra_system)}
+        # The messages and tools go as `extra_body`, which the SDK merges into the JSON as given.
+        # As `messages=` and `tools=` it would walk and copy every message and schema on every
+        # call (~0.5 ms for a short chat and ~3.5 ms for the full catalogue, and the copy held
+        # until the stream ends). `messages` must still be named, so it is named empty; the
+        # body's own list replaces it on the wire.
+        body: dict[str, Any] = {"messages": self._messages(request, extra_system)}
         if with_tools and request.tools:
-            # Sent as `extra_body`, which the SDK merges into the JSON as given: as `tools=` it
-            # would walk and copy every schema on every call (~3.5 ms of CPU for the full
-            # catalogue, and the copy held until the stream ends), schemas built once here.
-            params["extra_body"] = {
-                "tools": [
-                    {
-                        "type": "function",
-                        "function": {
-                            "name": spec.name,
-                            "description": spec.description,
-                            "parameters": portable_schema(spec.args_model),
-                        },
-                    }
-                    for spec in request.tools
-                ]
-            }
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": spec.name,
+                        "description": spec.description,
+                        "parameters": portable_schema(spec.args_model),
+                    },
+                }
+                for spec in request.tools
+            ]
+        params: dict[str, Any] = {"model": self.model, "messages": [], "extra_body": body}
         if request.temperature is not None:
             params["temperature"] = request.temperature
         return params
