@@ -8,6 +8,7 @@ Elsewhere (tests, the CLI, a threaded server) it is a named daemon thread.
 """
 
 import threading
+import time
 
 
 def start(target, name):
@@ -18,6 +19,14 @@ def start(target, name):
         gevent.spawn_raw(target)
     else:
         threading.Thread(target=target, name=name, daemon=True).start()
+
+
+def let_others_run():
+    """Give way to whatever else is ready to run (under gevent, the other greenlets) before going
+    on. A greenlet runs until it waits: a link's reader with a burst of chunks in its socket
+    would parse them all, and a runner would end the whole answer, before the watcher wrote the
+    first token to its browser. Giving way after each event lets that token out at once."""
+    time.sleep(0)
 
 
 def _under_gevent():

@@ -151,6 +151,7 @@ class TurnRun:
 
     def send(self, name, html):
         self.app.extensions["turn_log"].send(self.turn_id, name, html)
+        daemons.let_others_run()  # its watchers write it before the runner reads on
 
     # -------------------------------------------------------------------------------------
 

@@ -456,6 +456,8 @@ class _Reader:
                     if self._cut.done:
                         break
                     self.items.put((time.monotonic(), event))
+                    if isinstance(event, TextDelta):  # a person waits for it: out before the next read
+                        daemons.let_others_run()
         except Exception as error:
             self.items.put((time.monotonic(), _Ended(error)))
         else:
