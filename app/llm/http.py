@@ -88,12 +88,12 @@ class LinkTransport(httpx2.BaseTransport):
         if isinstance(request.stream, httpx2.ByteStream):  # a JSON body: sent once, then let go
             request.stream, request._content = _SentOnce(request.content), b""
         response = self._inner.handle_request(request)
-        if self._drop_sse_comments and response.headers.get("content-type", "").startswith("text/event-stream"):
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            stream = _EndReadAfterDone(response.stream, self._local)
+            if self._drop_sse_comments:
+                stream = _WithoutComments(stream)
             response = httpx2.Response(
-                response.status_code,
-                headers=response.headers,
-                stream=_WithoutComments(response.stream),
-                extensions=response.extensions,
+                response.status_code, headers=response.headers, stream=stream, extensions=response.extensions
             )
         opened = getattr(self._local, "opened", None)
         if opened is not None:
@@ -173,6 +173,8 @@ class _CuttableStream(httpcore2.NetworkStream):
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         self._claim()
+        if getattr(self._local, "draining", False):
+            timeout = DRAIN_SECONDS if timeout is None else min(timeout, DRAIN_SECONDS)
         return self._inner.read(max_bytes, timeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
@@ -193,6 +195,43 @@ class _CuttableStream(httpcore2.NetworkStream):
         if sock is not None:
             with suppress(OSError):
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's, also under TLS
+
+
+class _EndReadAfterDone(httpx2.SyncByteStream):
+    """An event stream that, closed after its `data: [DONE]`, first reads the few bytes that end
+    the HTTP body, so its connection goes back to the pool. The openai SDK stops reading at
+    `[DONE]` and closes the response, and a response closed before its end closes its connection:
+    every model call would then open a new one, a TCP and TLS handshake before its first token.
+    A stream closed before `[DONE]` (a call cancelled or cut) closes as it did, and the ending is
+    waited for at most DRAIN_SECONDS."""
+
+    def __init__(self, inner: httpx2.SyncByteStream, local: threading.local):
+        self._inner = inner
+        self._local = local
+        self._tail = b""
+        self._done_said = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._inner:
+            self._tail = (self._tail + chunk)[-len(DONE) - 2 :]
+            self._done_said = self._done_said or DONE in self._tail
+            yield chunk
+
+    def close(self) -> None:
+        if self._done_said:
+            self._local.draining = True
+            try:
+                for _rest in self._inner:
+                    pass
+            except (httpx2.HTTPError, OSError):
+                pass  # the connection is closed below instead of kept
+            finally:
+                self._local.draining = False
+        self._inner.close()
+
+
+DONE = b"data: [DONE]"
+DRAIN_SECONDS = 0.25
 
 
 class _WithoutComments(httpx2.SyncByteStream):

@@ -213,15 +213,29 @@ def test_under_gevent_closing_the_stream_cuts_a_silent_provider(fake, first):
         reader.wait()
 
 
-def test_a_stream_that_ended_well_leaves_its_connection_for_the_next(fake, make_chain):
+@BOTH
+def test_a_stream_that_ended_well_leaves_its_connection_for_the_next(fake, make_chain, first):
     """Cutting is for calls still being read: a finished one must not cost the next a handshake.
-    (Gemini here: the openai SDK itself closes its response at `[DONE]`.)"""
-    fake.script("gemini", Reply.says("One"), Reply.says("Two"))
-    chain = make_chain("gemini")
+    The openai SDK closes its response at `[DONE]`, before the bytes that end the body; the
+    transport reads those first (app/llm/http.py), or the connection would be closed."""
+    fake.script(first, Reply.says("One"), Reply.says("Two"), Reply.says("Three"))
+    chain = make_chain(first)
+    for _ in range(3):
+        list(chain.stream(ask()))
+    assert len({call.client_port for call in fake.requests(first)}) == 1
+
+
+def test_a_body_held_open_after_done_costs_its_connection_not_the_turn(fake, make_chain):
+    """A provider that says `[DONE]` but holds the body open: the end is waited for briefly, then
+    the connection is closed and the next call opens another."""
+    fake.script("mistral", Reply.says("One", linger=10), Reply.says("Two"))
+    chain = make_chain("mistral")
+    started = time.monotonic()
+    assert [event.text for event in chain.stream(ask()) if isinstance(event, TextDelta)] == ["One"]
+    assert time.monotonic() - started < 5
     list(chain.stream(ask()))
-    list(chain.stream(ask()))
-    first_call, second_call = fake.requests("gemini")
-    assert first_call.client_port == second_call.client_port
+    first_call, second_call = fake.requests("mistral")
+    assert first_call.client_port != second_call.client_port
 
 
 @BOTH

@@ -37,6 +37,7 @@ class Reply:
     stall_for: float = 0.0  # ...for this long (then goes on with the rest)...
     keepalive_every: float | None = None  # ...sending `: keepalive` comments this often (None: silent)
     usage: tuple[int, int] | None = (11, 7)
+    linger: float = 0.0  # seconds the body stays open after its last event (a stream's end held back)
     reasoning: str | None = None  # DeepSeek reasoning_content / a Gemini thought part
     text_signature: str | None = None  # Gemini thoughtSignature on the first text part
 

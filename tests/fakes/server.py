@@ -280,6 +280,9 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             data = frame.payload if isinstance(frame.payload, str) else "data: " + json.dumps(frame.payload)
             self._chunk((data + "\n\n").encode())
             record.frames_sent += 1
+        if reply.linger and not self._silent_for(reply.linger):
+            self.close_connection = True
+            return
         self._chunk(b"")
 
     def _silent_for(self, seconds: float) -> bool:
