@@ -216,13 +216,13 @@ def cancel_turns(user, chat_id=None, turn_id=None, commit=True):
     to stop (its runner ends it, keeping what it had); a pending one has no runner, so it ends
     here (the message the user sent stays in the chat, unanswered)."""
     end_pending, stop_running = _cancelling(chat_id is not None, turn_id is not None)
-    scope = {"the_user_id": user.id}
+    scope = {"owner": user.id}
     if chat_id is not None:
-        scope["the_chat_id"] = chat_id
+        scope["chat"] = chat_id
     if turn_id is not None:
-        scope["the_turn_id"] = turn_id
-    db.session.execute(end_pending, {**scope, "the_finished_at": now()})
-    db.session.execute(stop_running, scope)
+        scope["turn"] = turn_id
+    _execute(end_pending, {**scope, "at": now()})
+    _execute(stop_running, scope)
     if commit:
         db.session.commit()
 
@@ -230,23 +230,20 @@ def cancel_turns(user, chat_id=None, turn_id=None, commit=True):
 @cache
 def _cancelling(in_chat, one_turn):
     """The two statements of `cancel_turns` for one scope, built once: every message sent runs
-    them. The session is not searched for the turns they change (no `synchronize_session`):
-    every caller commits next, which expires whatever it holds."""
-    scope = [Turn.user_id == bindparam("the_user_id")]
+    them. They run as plain SQL (`_execute`), so the session is not searched for the turns they
+    change: every caller commits next, which expires whatever it holds."""
+    scope = [Turn.user_id == bindparam("owner")]
     if in_chat:
-        scope.append(Turn.chat_id == bindparam("the_chat_id"))
+        scope.append(Turn.chat_id == bindparam("chat"))
     if one_turn:
-        scope.append(Turn.id == bindparam("the_turn_id"))
+        scope.append(Turn.id == bindparam("turn"))
     end_pending = (
         update(Turn)
         .where(*scope, Turn.status == TurnStatus.PENDING)
-        .values(status=TurnStatus.ENDED, error_key="TURN_CANCELLED", finished_at=bindparam("the_finished_at"))
+        .values(status=TurnStatus.ENDED, error_key="TURN_CANCELLED", finished_at=bindparam("at"))
     )
     stop_running = update(Turn).where(*scope, Turn.status == TurnStatus.RUNNING).values(cancel_requested=True)
-    return (
-        end_pending.execution_options(synchronize_session=False),
-        stop_running.execution_options(synchronize_session=False),
-    )
+    return end_pending, stop_running
 
 
 def cancelled_among(turn_ids):
