@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from flask import current_app
-from sqlalchemy import bindparam, delete, func, insert, or_, update
+from sqlalchemy import bindparam, case, delete, func, insert, or_, update
 from sqlalchemy.exc import IntegrityError
 
 from app.events import announce
@@ -29,8 +29,8 @@ from app.models.agent import (
     TurnStatus,
 )
 from app.services import routines
-from app.services.errors import Invalid
-from app.services.ownership import owned
+from app.services.errors import Invalid, NotFound
+from app.services.ownership import owned, parsed_id
 
 TITLE_FROM_MESSAGE = 40
 
@@ -139,8 +139,10 @@ class TurnAlreadyEnded(Exception):
 def start_turn(user, chat_id, text, page=None, focus_entry_id=None):
     """Accept a message to be answered and store it in the chat at once, before any model call.
     Any turn still running in the chat is cancelled. A focus entry must be one of the user's
-    routine entries (another user's id is ENTRY_NOT_FOUND, like an unknown one)."""
-    chat = get_chat(user, chat_id)
+    routine entries (another user's id is ENTRY_NOT_FOUND, like an unknown one). The chat is
+    checked to be the user's as it is locked (another user's is CHAT_NOT_FOUND, like an unknown
+    one), not loaded first."""
+    chat_id = parsed_id(chat_id, "CHAT_NOT_FOUND")
     text = (text or "").strip()
     if not text:
         raise Invalid("INVALID_INPUT", details={"message": "MESSAGE_EMPTY"})
@@ -151,7 +153,7 @@ def start_turn(user, chat_id, text, page=None, focus_entry_id=None):
 
     turn = Turn(
         id=uuid.uuid4(),
-        chat_id=chat.id,
+        chat_id=chat_id,
         user_id=user.id,
         text=text,
         page=_clean_page(page),
@@ -163,9 +165,9 @@ def start_turn(user, chat_id, text, page=None, focus_entry_id=None):
     )
 
     def place(position):
-        cancel_turns(user, chat_id=chat.id, commit=False)
+        cancel_turns(user, chat_id=chat_id, commit=False)
         _execute(_NEW_MESSAGE, {
-            "id": turn.question_id, "chat_id": chat.id, "seq": position, "role": Role.USER,
+            "id": turn.question_id, "chat_id": chat_id, "seq": position, "role": Role.USER,
             "segments": [{"type": "text", "text": text}],
             "transcript": [Message.user(text).model_dump(exclude_defaults=True)],
         })  # fmt: skip
@@ -174,7 +176,11 @@ def start_turn(user, chat_id, text, page=None, focus_entry_id=None):
 
     # The POST's answer is rendered from this turn and the signed-in user as they are here: the
     # turn was never loaded, and the commit leaves the user loaded, so nothing is read back.
-    return _append_to_chat(chat.id, place, title=_clean_title(text)[:TITLE_FROM_MESSAGE], keep=(user,))
+    title = _clean_title(text)[:TITLE_FROM_MESSAGE]
+    try:
+        return _append_to_chat(chat_id, place, owner=user, title=title, keep=(user,))
+    except LookupError:
+        raise NotFound("CHAT_NOT_FOUND") from None
 
 
 def get_turn(user, turn_id):
@@ -215,35 +221,38 @@ def cancel_turns(user, chat_id=None, turn_id=None, commit=True):
     """Stop the user's unfinished turns (in one chat, or one turn, or all): a running one is asked
     to stop (its runner ends it, keeping what it had); a pending one has no runner, so it ends
     here (the message the user sent stays in the chat, unanswered)."""
-    end_pending, stop_running = _cancelling(chat_id is not None, turn_id is not None)
-    scope = {"owner": user.id}
+    scope = {"owner": user.id, "at": now()}
     if chat_id is not None:
         scope["chat"] = chat_id
     if turn_id is not None:
         scope["turn"] = turn_id
-    _execute(end_pending, {**scope, "at": now()})
-    _execute(stop_running, scope)
+    _execute(_cancelling(chat_id is not None, turn_id is not None), scope)
     if commit:
         db.session.commit()
 
 
 @cache
 def _cancelling(in_chat, one_turn):
-    """The two statements of `cancel_turns` for one scope, built once: every message sent runs
-    them. They run as plain SQL (`_execute`), so the session is not searched for the turns they
-    change: every caller commits next, which expires whatever it holds."""
+    """The statement of `cancel_turns` for one scope, built once: every message sent runs it. One
+    UPDATE for both kinds of turn: every SET reads the row as it was, so a pending turn ends and
+    a running one is asked to stop. It runs as plain SQL (`_execute`), so the session is not
+    searched for the turns it changes: every caller commits next, which expires what it holds."""
     scope = [Turn.user_id == bindparam("owner")]
     if in_chat:
         scope.append(Turn.chat_id == bindparam("chat"))
     if one_turn:
         scope.append(Turn.id == bindparam("turn"))
-    end_pending = (
+    pending = Turn.status == TurnStatus.PENDING
+    return (
         update(Turn)
-        .where(*scope, Turn.status == TurnStatus.PENDING)
-        .values(status=TurnStatus.ENDED, error_key="TURN_CANCELLED", finished_at=bindparam("at"))
+        .where(*scope, Turn.status.in_([TurnStatus.PENDING, TurnStatus.RUNNING]))
+        .values(
+            status=case((pending, TurnStatus.ENDED), else_=Turn.status),
+            error_key=case((pending, "TURN_CANCELLED"), else_=Turn.error_key),
+            finished_at=case((pending, bindparam("at")), else_=Turn.finished_at),
+            cancel_requested=case((pending, Turn.cancel_requested), else_=True),
+        )
     )
-    stop_running = update(Turn).where(*scope, Turn.status == TurnStatus.RUNNING).values(cancel_requested=True)
-    return end_pending, stop_running
 
 
 def cancelled_among(turn_ids):
@@ -343,19 +352,23 @@ def end_abandoned_turns(sparing=()):
     return sum(interrupt_turn(turn_id) for turn_id in stale if turn_id not in set(sparing))
 
 
-def _append_to_chat(chat_id, place, *, title=None, keep=()):
+def _append_to_chat(chat_id, place, *, owner=None, title=None, keep=()):
     """Commit `place(position)`, which writes rows after the chat's last message, with the chat's
     new activity time (and `title`, if the chat has none yet). With `keep`, the commit leaves
-    those ORM rows loaded (see `_commit_keeping`).
+    those ORM rows loaded (see `_commit_keeping`). LookupError when there is no such chat (or,
+    with `owner`, none of theirs).
 
     Concurrent writers in one chat are serialised by locking the chat row (PostgreSQL) and, as a
     backstop, by the unique (chat, position) constraint: a collision is retried.
     """
     for attempt in range(3):
         try:
-            chat = _execute(_CHAT_LOCKED, {"chat": chat_id}).first()
+            if owner is None:
+                chat = _execute(_CHAT_LOCKED, {"chat": chat_id}).first()
+            else:
+                chat = _execute(_OWNED_CHAT_LOCKED, {"chat": chat_id, "owner": owner.id}).first()
             if chat is None:
-                raise LookupError("the chat was deleted")
+                raise LookupError("no such chat")
             last = _execute(_LAST_POSITION, {"chat": chat_id}).scalar()
             placed = place((last or 0) + 1)
             _execute(_TOUCH_CHAT, {"chat": chat_id, "at": now(), "title": None if chat.title else title})
@@ -378,6 +391,7 @@ def _execute(statement, parameters):
 # Built once (bound parameters): every message, claim and answer runs them, and building a
 # statement and its cache key costs more than running it.
 _CHAT_LOCKED = db.select(Chat.title).where(Chat.id == bindparam("chat")).with_for_update()
+_OWNED_CHAT_LOCKED = _CHAT_LOCKED.where(Chat.user_id == bindparam("owner"))
 _LAST_POSITION = db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == bindparam("chat"))
 _TOUCH_CHAT = (
     update(Chat)

@@ -15,14 +15,18 @@ def owned(model, row_id, user, *, key="NOT_FOUND"):
     An unknown id, a malformed id and another user's id all raise the same NotFound:
     the answer never tells whether the row exists for someone else.
     """
-    try:
-        row_id = row_id if isinstance(row_id, uuid.UUID) else uuid.UUID(str(row_id))
-    except (TypeError, ValueError):
-        raise NotFound(key) from None
-    row = db.session.scalar(_owned_row(model), {"row_id": row_id, "user_id": user.id})
+    row = db.session.scalar(_owned_row(model), {"row_id": parsed_id(row_id, key), "user_id": user.id})
     if row is None:
         raise NotFound(key)
     return row
+
+
+def parsed_id(row_id, key="NOT_FOUND"):
+    """`row_id` as a UUID; a malformed one is NotFound, as an unknown one is."""
+    try:
+        return row_id if isinstance(row_id, uuid.UUID) else uuid.UUID(str(row_id))
+    except (TypeError, ValueError):
+        raise NotFound(key) from None
 
 
 @cache

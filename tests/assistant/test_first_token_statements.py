@@ -14,11 +14,9 @@ from tests.fakes import Reply
 
 POST_STATEMENTS = [
     "SELECT users",  # the signed-in user
-    "SELECT chats",  # the chat, through its owner
-    "SELECT chats",  # the chat again, locked while the message is placed
+    "SELECT chats",  # the chat, through its owner, locked while the message is placed
     "SELECT chat_messages",  # the chat's last position
-    "UPDATE turns",  # the chat's pending turns cancelled
-    "UPDATE turns",  # its running ones asked to stop
+    "UPDATE turns",  # the chat's pending turns ended, its running ones asked to stop
     "INSERT chat_messages",  # the message
     "INSERT turns",
     "UPDATE chats",  # title and last activity

@@ -30,7 +30,7 @@ from tests.builders import a_category, a_goal, a_habit, a_study_cycle, a_task, a
 SOURCES = {argument: table for domain in domains.DOMAINS for argument, table in domain.ids.items()}
 FORM = {"name": "Taken over", "value": "5", "target_value": "1", "unit": "x", "importance": "1",
         "difficulty": "1", "text": "Taken over", "title": "Taken over", "status": "DONE",
-        "starts_at": "06:00", "ends_at": "07:00"}  # fmt: skip
+        "starts_at": "06:00", "ends_at": "07:00", "message": "Taken over"}  # fmt: skip
 
 
 def a_whole_life(user):
