@@ -12,6 +12,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import httpx2
@@ -29,6 +30,7 @@ from app.llm.messages import (
     TextDelta,
     ToolCall,
     ToolCallReady,
+    ToolSpec,
     Usage,
 )
 from app.llm.providers.base import (
@@ -116,17 +118,7 @@ class OpenAICompatAdapter(ProviderAdapter):
         # body's own list replaces it on the wire.
         body: dict[str, Any] = {"messages": self._messages(request, extra_system)}
         if with_tools and request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": spec.name,
-                        "description": spec.description,
-                        "parameters": portable_schema(spec.args_model),
-                    },
-                }
-                for spec in request.tools
-            ]
+            body["tools"] = [_tool_entry(spec) for spec in request.tools]
         params: dict[str, Any] = {"model": self.model, "messages": [], "extra_body": body}
         if request.temperature is not None:
             params["temperature"] = request.temperature
@@ -246,6 +238,14 @@ class OpenAICompatAdapter(ProviderAdapter):
             return self.failure(FailureKind.MALFORMED, 200, str(exc))
         log.exception("unexpected failure from LLM link %s", self.name)
         return self.failure(FailureKind.MALFORMED, None, f"{type(exc).__name__}: {exc}")
+
+
+@lru_cache(maxsize=256)
+def _tool_entry(spec: ToolSpec) -> dict[str, Any]:
+    """One tool as the wire names it, built once per tool: every call sends the same dicts (nothing
+    changes them), and a stream waiting on its model holds only the list pointing at them."""
+    function = {"name": spec.name, "description": spec.description, "parameters": portable_schema(spec.args_model)}
+    return {"type": "function", "function": function}
 
 
 def _status_in(body: Any) -> int | None:
