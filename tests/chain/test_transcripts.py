@@ -171,3 +171,16 @@ def test_an_optional_property_defaulting_to_none_is_sent_as_its_plain_type(fake,
     assert declared["properties"]["importance"]["type"] == "INTEGER"
     assert "nullable" not in str(declared) and "anyOf" not in str(declared)
     assert HabitArgs.model_validate({"name": "Read", "importance": None, "category": None}).importance is None
+
+
+@pytest.mark.parametrize("link", ["mistral", "gemini"])
+def test_every_call_declares_the_same_tools(fake, make_chain, link):
+    """Each tool's declaration is built once and shared by every call (openai_compat._tool_entry,
+    gemini._declaration): no call may change it for the next."""
+    fake.script(link, Reply.says("One"), Reply.says("Two"), Reply.says("Three"))
+    chain = make_chain(link)
+    for _ in range(3):
+        list(chain.stream(ChatRequest(messages=[Message.user("add reading")], tools=TOOLS)))
+    sent = [request.body["tools"] for request in fake.requests(link)]
+    assert len(sent) == 3 and sent[0] == sent[1] == sent[2]
+    assert "createHabit" in str(sent[0]) and "listHabits" in str(sent[0])
