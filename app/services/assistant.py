@@ -372,7 +372,10 @@ def _append_to_chat(chat_id, place, *, owner=None, title=None, keep=()):
             last = _execute(_LAST_POSITION, {"chat": chat_id}).scalar()
             placed = place((last or 0) + 1)
             _execute(_TOUCH_CHAT, {"chat": chat_id, "at": now(), "title": None if chat.title else title})
-            _commit_keeping(*keep)
+            if keep:
+                _commit_keeping(*keep)
+            else:
+                db.session.commit()
             return placed
         except IntegrityError:
             db.session.rollback()
