@@ -3,8 +3,8 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-# The SQLite pass runs on this many processes (each its own in-memory database); the PostgreSQL
-# pass shares one database, so it runs in one.
+# Both passes run on this many processes: each has its own in-memory SQLite, and on the second
+# pass its own PostgreSQL and Redis databases (tests/conftest.py).
 TEST_WORKERS ?= 2
 export FLASK_APP := wsgi
 
@@ -20,7 +20,7 @@ test: setup
 	env -u BEYOU_TEST_DATABASE_URL -u BEYOU_TEST_REDIS_URL $(BIN)/pytest -n $(TEST_WORKERS)
 	@if [ -n "$$BEYOU_TEST_DATABASE_URL$$BEYOU_TEST_REDIS_URL" ]; then \
 		echo "== again on PostgreSQL / Redis: $$BEYOU_TEST_DATABASE_URL $$BEYOU_TEST_REDIS_URL"; \
-		$(BIN)/pytest -m "not browser"; \
+		$(BIN)/pytest -n $(TEST_WORKERS) -m "not browser"; \
 	fi
 
 setup: $(VENV)/.installed translations

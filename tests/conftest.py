@@ -1,21 +1,56 @@
 """Fixtures every test shares: the app, a clean database, signed-in clients.
 
 The database is SQLite in memory unless BEYOU_TEST_DATABASE_URL is set (CI runs both);
-rate-limit storage is in-process unless BEYOU_TEST_REDIS_URL is set.
+rate-limit storage is in-process unless BEYOU_TEST_REDIS_URL is set. Under `pytest -n`, each
+worker gets a PostgreSQL database and a Redis database of its own, so both passes run in parallel.
 """
 
 import os
 import re
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+import sqlalchemy as sa
 
 from app import create_app, daemons
 from app.extensions import db, limiter
 from app.models import User
 from app.services import accounts
 
-TEST_DATABASE_URL = os.environ.get("BEYOU_TEST_DATABASE_URL")
-TEST_REDIS_URL = os.environ.get("BEYOU_TEST_REDIS_URL")
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1 … under `pytest -n`; unset in one process
+
+
+def _for_this_worker(database_url, redis_url):
+    """The given servers, with a database of this worker's own on each."""
+    if not WORKER:
+        return database_url, redis_url
+    number = int(WORKER.removeprefix("gw"))
+    if database_url:
+        url = sa.make_url(database_url)
+        database_url = url.set(database=f"{url.database}_{WORKER}").render_as_string(hide_password=False)
+    if redis_url:
+        url = urlsplit(redis_url)
+        redis_url = urlunsplit(url._replace(path=f"/{int(url.path.strip('/') or 0) + number}"))
+    return database_url, redis_url
+
+
+TEST_DATABASE_URL, TEST_REDIS_URL = _for_this_worker(
+    os.environ.get("BEYOU_TEST_DATABASE_URL"), os.environ.get("BEYOU_TEST_REDIS_URL")
+)
+
+
+def pytest_configure(config):
+    """Create this worker's PostgreSQL database, unless an earlier run did."""
+    if not (WORKER and (TEST_DATABASE_URL or "").startswith("postgresql")):
+        return
+    name = sa.make_url(TEST_DATABASE_URL).database
+    server = sa.create_engine(os.environ["BEYOU_TEST_DATABASE_URL"], isolation_level="AUTOCOMMIT")
+    with server.connect() as connection:
+        if not connection.scalar(sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}):
+            connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    server.dispose()
+
+
 PASSWORD = "correct horse battery"
 
 

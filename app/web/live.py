@@ -42,7 +42,7 @@ log = logging.getLogger("beyou.live")
 bp = Blueprint("live", __name__)
 
 SIGNED_OUT = 4401  # the close code of a socket whose sign-in ended: the page must not reconnect
-REDIS_CHANNEL = "beyou:live"
+REDIS_CHANNEL = "beyou:live:{database}"  # pub/sub ignores the database number; the name doesn't
 TAB_HEADER = "X-Beyou-Tab"
 TAB_MAX_LENGTH = 64
 
@@ -200,9 +200,10 @@ class RedisChannel:
         import redis
 
         self.hub = Hub()
-        self.name = name
         # A short timeout: publishing happens after a user's write, which must not hang on Redis.
         self._redis = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        # Two apps on one Redis with different databases must not hear each other's pages.
+        self.name = name.format(database=self._redis.connection_pool.connection_kwargs.get("db", 0))
         self._listener = _Once(self._follow, name="live-listener")
         self._heart = _Once(_beat, self.hub, name="live-heartbeat")
         self.listening = threading.Event()

@@ -3,12 +3,15 @@ served by one reaches the pages open on the other, and a sign-out on one closes 
 
 import json
 import os
+import queue
 import uuid
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from app import create_app
 from app.extensions import db
+from app.web.live import RedisChannel
 from tests.assistant.test_worker_restarts import ROOT, WebProcess
 from tests.conftest import TEST_REDIS_URL
 from tests.live.conftest import QUIET, Browser, register
@@ -64,3 +67,34 @@ def test_signing_out_on_one_process_closes_the_sign_ins_pages_on_the_other(two_p
     assert closed_with(laptop_page, timeout=ARRIVAL) == 4401
     Browser(second, email).post("/ideas", text="The phone still hears")
     assert heard(phone_page)["domains"] == ["ideas"]
+
+
+class Page:
+    """What a channel's hub hands a message to: a stand-in for one open socket."""
+
+    def __init__(self, user_id):
+        self.user_id, self.sign_in, self.tab = user_id, "sign-in", None
+        self.heard = queue.Queue()
+
+    def send(self, text):
+        self.heard.put(text)
+
+    def close(self):
+        pass
+
+
+def test_apps_on_different_databases_of_one_redis_do_not_hear_each_other():
+    """Pub/sub ignores Redis's database number; the channel's name carries it."""
+    url = urlsplit(TEST_REDIS_URL)
+    other_database = urlunsplit(url._replace(path=f"/{(int(url.path.strip('/') or 0) + 1) % 16}"))
+    here, there = RedisChannel(TEST_REDIS_URL), RedisChannel(other_database)
+    user = str(uuid.uuid4())
+    mine, theirs = Page(user), Page(user)
+    here.hub.join(mine)
+    there.hub.join(theirs)
+    here.listen()
+    there.listen()
+    here.publish({"user": user, "domains": ["ideas"]})
+    assert json.loads(mine.heard.get(timeout=ARRIVAL))["domains"] == ["ideas"]
+    with pytest.raises(queue.Empty):
+        theirs.heard.get(timeout=QUIET)
