@@ -66,7 +66,7 @@ def main():
         turn = SimpleNamespace(page=page or None, focus_entry_id=None)
         request = ChatRequest(system=prompt.system_prompt(user, chat, turn), messages=ask, tools=tools)
         params = adapter._params(request)  # the body the adapter hands the SDK
-        return len(request.system.encode()), wire_bytes(params.get("tools", [])), len(tools)
+        return len(str(request.system).encode()), wire_bytes(params.get("tools", [])), len(tools)
 
     with app.test_request_context():
         pages = [(area.slug, area.url) for area in AREAS] + [("(no page)", "")]

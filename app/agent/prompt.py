@@ -19,7 +19,7 @@ from jinja2 import Environment, StrictUndefined
 
 from app.agent import confirmations
 from app.agent.tools import toolsets
-from app.llm import ChatRequest, Message
+from app.llm import ChatRequest, Message, PromptPieces
 from app.models.pending_actions import ActionState
 from app.services import assistant, icons, pending_actions
 from app.services.progress import today_for
@@ -41,8 +41,9 @@ def _quoted(text, empty="(none yet)"):
 
 
 def system_prompt(user, chat, turn):
+    """The prompt as its rendered pieces (see PromptPieces): the fixed text is shared by every turn."""
     today = today_for(user)
-    return _template().render(
+    pieces = _template().generate(
         name=_quoted(user.name),
         language_name=LANGUAGE_NAMES.get(user.language, "English"),
         page=_quoted(turn.page, empty="(unknown)"),
@@ -54,6 +55,7 @@ def system_prompt(user, chat, turn):
         chat_note=_quoted(chat.note),
         icons=icons.catalogue_for_prompt(),
     )
+    return PromptPieces(tuple(pieces))
 
 
 def history(turn):

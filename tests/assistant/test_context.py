@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from app.agent import prompt
 from app.extensions import db
 from app.models import User
 from app.models.agent import Chat, ChatMessage
@@ -57,6 +58,23 @@ def test_the_prompt_s_own_words_fit_one_byte_a_character(ana, fake, agent_app):
     ana.stream(ana.send_ok(ana.new_chat(), "hello"))
     system, _messages = system_and_messages(fake.requests("mistral")[-1])
     assert [character for character in system if ord(character) > 0xFF] == []
+
+
+def test_a_turn_holds_only_its_own_part_of_the_prompt(agent_app):
+    """A turn keeps its request until the model answers (for a fallback to the next link). Its
+    prompt is the template's pieces: the fixed text is the same strings in every turn, and what
+    is its own is a few short values."""
+    people = [make_user(agent_app, name="Ana Lima"), make_user(agent_app, email="bruno@example.com", name="Bruno")]
+    prompts = []
+    with agent_app.app_context():
+        for person in map(db.session.get, [User] * 2, people):
+            chat = assistant.create_chat(person, "Plans")
+            turn = assistant.start_turn(person, chat.id, "Hello", page="/habits")
+            prompts.append(prompt.system_prompt(person, chat, turn))
+    ana, bruno = prompts
+    assert '"Ana Lima"' in str(ana) and '"Bruno"' in str(bruno) and len(str(ana)) > 10_000
+    own = [piece for piece, other in zip(ana.pieces, bruno.pieces, strict=True) if piece is not other]
+    assert sum(map(len, own)) < 200
 
 
 def test_the_window_is_the_last_twenty_messages_with_their_tool_rounds(ana, fake, agent_app):

@@ -149,8 +149,9 @@ def test_no_request_the_assistant_builds_carries_the_journal(app, ana):
             turn = assistant.start_turn(ana, chat.id, "How was my mood this week?", page=page, focus_entry_id=focus)
             request = prompt.request_for(ana, chat, turn, [])
             specs = [f"{spec.name} {spec.description} {spec.args_model.model_json_schema()}" for spec in request.tools]
-            sent = [request.system, *(message.model_dump_json() for message in request.messages), *specs]
-            assert "Likes short answers" in request.system and "how the week felt" in request.system
+            system = str(request.system)
+            sent = [system, *(message.model_dump_json() for message in request.messages), *specs]
+            assert "Likes short answers" in system and "how the week felt" in system
             assert all(CANARY not in part for part in sent), (page, focus)
             built += 1
     assert built == 2 * len(pages)

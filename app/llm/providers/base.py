@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from app.llm.errors import FailureKind, LLMError
 from app.llm.http import Cut, LinkTransport
-from app.llm.messages import AdapterEvent, ChatRequest
+from app.llm.messages import AdapterEvent, ChatRequest, PromptPieces
 from app.llm.settings import LinkSettings, Timeouts
 
 JSON_ONLY_INSTRUCTION = (
@@ -129,5 +129,10 @@ def schema_instruction(schema_json: dict) -> str:
     return JSON_ONLY_INSTRUCTION.format(schema=json.dumps(schema_json, ensure_ascii=False))
 
 
-def join_system(*parts: str) -> str:
-    return "\n\n".join(p for p in parts if p)
+def join_system(*prompts: str | PromptPieces) -> PromptPieces:
+    """The prompts one after the other, a blank line between, still as pieces (see PromptPieces)."""
+    pieces: list[str] = []
+    for prompt in filter(None, prompts):
+        pieces.extend(("\n\n",) if pieces else ())
+        pieces.extend(prompt.pieces if isinstance(prompt, PromptPieces) else (prompt,))
+    return PromptPieces(tuple(pieces))

@@ -121,7 +121,7 @@ class GeminiAdapter(ProviderAdapter):
     ) -> tuple[list[types.Content], types.GenerateContentConfig]:
         system_notes = [m.content for m in request.messages if m.role == "system"]
         config = types.GenerateContentConfig(
-            system_instruction=join_system(request.system, *system_notes) or None,
+            system_instruction=str(join_system(request.system, *system_notes)) or None,
             temperature=request.temperature,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             automatic_continuation=False,

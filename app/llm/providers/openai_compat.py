@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx2
 import openai
-from pydantic import BaseModel
+from pydantic import BaseModel, model_serializer
 
 from app.llm.errors import FailureKind, LLMError
 from app.llm.http import link_http_client
@@ -27,6 +27,7 @@ from app.llm.messages import (
     Completed,
     Generating,
     Message,
+    PromptPieces,
     TextDelta,
     ToolCall,
     ToolCallReady,
@@ -62,6 +63,19 @@ DIALECTS: dict[str, Dialect] = {
     "glm": Dialect(stream_usage_option=False),
     "nvidia": Dialect(json_mode=False),
 }
+
+
+class _JoinedOnTheWire(BaseModel):
+    """The system prompt's text, joined only as the SDK encodes the body (its JSON encoder dumps
+    a pydantic model where it finds one). The SDK's frames hold a call's params until the model's
+    first byte, so a prompt joined beforehand would be held whole by every turn waiting on its
+    model, where its pieces are mostly the template's own strings, which every turn shares."""
+
+    prompt: PromptPieces
+
+    @model_serializer
+    def _text(self) -> str:
+        return str(self.prompt)
 
 
 class OpenAICompatAdapter(ProviderAdapter):
@@ -128,7 +142,7 @@ class OpenAICompatAdapter(ProviderAdapter):
         out: list[dict[str, Any]] = []
         system = join_system(request.system, extra_system)
         if system:
-            out.append({"role": "system", "content": system})
+            out.append({"role": "system", "content": _JoinedOnTheWire.model_construct(prompt=system)})
         out.extend(self._message(m) for m in request.messages)
         return out
 
