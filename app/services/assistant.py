@@ -358,20 +358,21 @@ def _append_to_chat(chat_id, place, *, owner=None, title=None, keep=()):
     those ORM rows loaded (see `_commit_keeping`). LookupError when there is no such chat (or,
     with `owner`, none of theirs).
 
-    Concurrent writers in one chat are serialised by locking the chat row (PostgreSQL) and, as a
-    backstop, by the unique (chat, position) constraint: a collision is retried.
+    Concurrent writers in one chat are serialised by the chat row's lock (PostgreSQL), which the
+    UPDATE of its activity takes first, and, as a backstop, by the unique (chat, position)
+    constraint: a collision is retried. The chat's last position is read once the lock is held.
     """
     for attempt in range(3):
         try:
+            touch = {"chat": chat_id, "at": now(), "title": title}
             if owner is None:
-                chat = _execute(_CHAT_LOCKED, {"chat": chat_id}).first()
+                touched = _execute(_TOUCH_CHAT_LOCKING, touch).first()
             else:
-                chat = _execute(_OWNED_CHAT_LOCKED, {"chat": chat_id, "owner": owner.id}).first()
-            if chat is None:
+                touched = _execute(_TOUCH_OWNED_CHAT_LOCKING, {**touch, "owner": owner.id}).first()
+            if touched is None:
                 raise LookupError("no such chat")
             last = _execute(_LAST_POSITION, {"chat": chat_id}).scalar()
             placed = place((last or 0) + 1)
-            _execute(_TOUCH_CHAT, {"chat": chat_id, "at": now(), "title": None if chat.title else title})
             if keep:
                 _commit_keeping(*keep)
             else:
@@ -393,14 +394,17 @@ def _execute(statement, parameters):
 
 # Built once (bound parameters): every message, claim and answer runs them, and building a
 # statement and its cache key costs more than running it.
-_CHAT_LOCKED = db.select(Chat.title).where(Chat.id == bindparam("chat")).with_for_update()
-_OWNED_CHAT_LOCKED = _CHAT_LOCKED.where(Chat.user_id == bindparam("owner"))
 _LAST_POSITION = db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == bindparam("chat"))
-_TOUCH_CHAT = (
+_TOUCH_CHAT = (  # the new activity, and `title` if the chat has none yet
     update(Chat)
     .where(Chat.id == bindparam("chat"))
-    .values(last_activity_at=bindparam("at"), title=func.coalesce(bindparam("title", None), Chat.title))
+    .values(
+        last_activity_at=bindparam("at"),
+        title=case((Chat.title == "", func.coalesce(bindparam("title", None), Chat.title)), else_=Chat.title),
+    )
 )
+_TOUCH_CHAT_LOCKING = _TOUCH_CHAT.returning(Chat.id)  # no row: no such chat
+_TOUCH_OWNED_CHAT_LOCKING = _TOUCH_CHAT_LOCKING.where(Chat.user_id == bindparam("owner"))  # nor one of theirs
 _NEW_MESSAGE = insert(ChatMessage)
 _NEW_TURN = insert(Turn)
 _CLAIM = (

@@ -14,21 +14,19 @@ from tests.fakes import Reply
 
 POST_STATEMENTS = [
     "SELECT users",  # the signed-in user
-    "SELECT chats",  # the chat, through its owner, locked while the message is placed
+    "UPDATE chats",  # title and last activity, through its owner: locked while the message is placed
     "SELECT chat_messages",  # the chat's last position
     "UPDATE turns",  # the chat's pending turns ended, its running ones asked to stop
     "INSERT chat_messages",  # the message
     "INSERT turns",
-    "UPDATE chats",  # title and last activity
 ]
 CLAIM_STATEMENTS = [
     "SELECT users",  # the signed-in user
     "SELECT turns",  # the turn, through its owner
-    "SELECT chats",  # locked while the answer row is placed
+    "UPDATE chats",  # last activity: locked while the answer row is placed
     "SELECT chat_messages",  # the chat's last position
     "UPDATE turns",  # claimed
     "INSERT chat_messages",  # the answer's journal row
-    "UPDATE chats",  # last activity
 ]
 RUNNER_STATEMENTS = [
     "SELECT turns",  # the turn, its user and its chat in one
