@@ -19,7 +19,9 @@ class Config:
     ENV_NAME = "development"
     SECRET_KEY = _env("BEYOU_SECRET_KEY", "dev-only-secret-change-me")
     SQLALCHEMY_DATABASE_URI = _env("BEYOU_DATABASE_URL", f"sqlite:///{INSTANCE_DIR / 'beyou.sqlite3'}")
-    SQLALCHEMY_ENGINE_OPTIONS = {"pool_pre_ping": True}
+    # No pool_pre_ping: its SELECT 1 was a round trip per request; extensions._hung_up checks
+    # a pooled PostgreSQL connection on its socket instead.
+    SQLALCHEMY_ENGINE_OPTIONS = {}
     REDIS_URL = _env("BEYOU_REDIS_URL")
     PUBLIC_URL = _env("BEYOU_PUBLIC_URL", "http://127.0.0.1:5000")
     # How many reverse proxies stand in front of the app (their X-Forwarded-* headers are trusted).

@@ -1,6 +1,7 @@
 """Flask extensions, created unbound and attached in create_app()."""
 
 import contextlib
+import select
 import sqlite3
 import threading
 import time
@@ -15,7 +16,9 @@ from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
 from sqlalchemy import MetaData, event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.pool import Pool
 
 
 class Base(DeclarativeBase):
@@ -54,6 +57,23 @@ def _sqlite_enforces_foreign_keys(dbapi_connection, _record):
         # under gevent that handler would freeze every greenlet of the worker while it waits.
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SLICE_MS}")
         cursor.close()
+
+
+@event.listens_for(Pool, "checkout")
+def _hung_up(dbapi_connection, _record, _proxy):
+    """pool_pre_ping's check without its round trip. A PostgreSQL server that ends a connection
+    (a restart, an idle timeout, pg_terminate_backend) says so on its socket, which then has
+    something to read (its goodbye, or the end); an idle connection that is still served has
+    nothing. The pool discards a connection that fails this and hands out a fresh one."""
+    pgconn = getattr(dbapi_connection, "pgconn", None)
+    if pgconn is None:
+        return  # SQLite: no server to hang up
+    try:
+        hung_up = dbapi_connection.broken or bool(select.select([pgconn.socket], [], [], 0)[0])
+    except Exception as error:  # a connection already closed has no socket left
+        raise DisconnectionError("the database connection is gone") from error
+    if hung_up:
+        raise DisconnectionError("the database server ended the connection")
 
 
 # Waiting for another connection's SQLite write lock -----------------------------------------

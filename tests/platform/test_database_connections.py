@@ -1,0 +1,42 @@
+"""A pooled PostgreSQL connection the server has ended (a restart, an idle timeout, an
+administrator) is replaced at checkout, not handed to a request that would then fail. The check
+reads the connection's socket instead of sending pool_pre_ping's SELECT 1 on every checkout."""
+
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from app.extensions import db
+from app.models import User
+from tests.conftest import TEST_DATABASE_URL
+
+pytestmark = pytest.mark.skipif(
+    not (TEST_DATABASE_URL or "").startswith("postgresql"), reason="a server that ends connections: PostgreSQL"
+)
+
+
+OTHERS = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+
+
+def end_every_other_connection():
+    """What a server restart does to the app's pool, from a connection of its own."""
+    server = sa.create_engine(TEST_DATABASE_URL, poolclass=sa.pool.NullPool)
+    with server.connect() as connection:
+        ended = connection.execute(sa.text(f"SELECT pg_terminate_backend(pid) {OTHERS}")).all()
+        deadline = time.monotonic() + 10
+        while connection.scalar(sa.text(f"SELECT count(*) {OTHERS}")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    server.dispose()
+    return len(ended)
+
+
+def test_a_connection_the_server_ended_is_replaced_at_checkout(app, user_id):
+    with app.app_context():
+        ended = db.session.scalar(sa.text("SELECT pg_backend_pid()"))
+        db.session.remove()  # back in the pool, idle
+    assert end_every_other_connection() >= 1
+
+    with app.app_context():
+        assert db.session.get(User, user_id) is not None  # no OperationalError: a fresh connection
+        assert db.session.scalar(sa.text("SELECT pg_backend_pid()")) != ended
