@@ -1,7 +1,7 @@
 """Flask extensions, created unbound and attached in create_app()."""
 
 import contextlib
-import select
+import socket
 import sqlite3
 import threading
 import time
@@ -69,11 +69,24 @@ def _hung_up(dbapi_connection, _record, _proxy):
     if pgconn is None:
         return  # SQLite: no server to hang up
     try:
-        hung_up = dbapi_connection.broken or bool(select.select([pgconn.socket], [], [], 0)[0])
+        ended = dbapi_connection.broken or _waiting_to_be_read(pgconn.socket) is not None
     except Exception as error:  # a connection already closed has no socket left
         raise DisconnectionError("the database connection is gone") from error
-    if hung_up:
+    if ended:
         raise DisconnectionError("the database server ended the connection")
+
+
+def _waiting_to_be_read(fd):
+    """The first byte waiting on the socket (b"" at its end), or None, without reading it or
+    waiting. A peek, not select(): a busy worker's sockets pass select's limit of 1,024."""
+    probe = socket.socket(fileno=fd)
+    try:
+        probe.settimeout(0)  # libpq's sockets are non-blocking already: nothing changes for it
+        return probe.recv(1, socket.MSG_PEEK)
+    except BlockingIOError:
+        return None
+    finally:
+        probe.detach()  # the socket stays open: it is the connection's
 
 
 # Waiting for another connection's SQLite write lock -----------------------------------------

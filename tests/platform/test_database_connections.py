@@ -2,6 +2,7 @@
 administrator) is replaced at checkout, not handed to a request that would then fail. The check
 reads the connection's socket instead of sending pool_pre_ping's SELECT 1 on every checkout."""
 
+import os
 import time
 
 import pytest
@@ -40,3 +41,23 @@ def test_a_connection_the_server_ended_is_replaced_at_checkout(app, user_id):
     with app.app_context():
         assert db.session.get(User, user_id) is not None  # no OperationalError: a fresh connection
         assert db.session.scalar(sa.text("SELECT pg_backend_pid()")) != ended
+
+
+def test_a_connection_past_select_s_limit_of_1024_is_checked_too(app, user_id):
+    """A worker holding thousands of streams has its database sockets past 1,024, the limit of
+    select(); the check peeks at the socket instead, so it works there."""
+    with app.app_context():
+        db.engine.dispose()  # the next connection is opened past the files held below
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        with app.app_context():
+            assert db.session.get(User, user_id) is not None
+            assert db.session.connection().connection.dbapi_connection.pgconn.socket > 1024
+            db.session.remove()
+        with app.app_context():  # checked out again from the pool, and checked
+            assert db.session.get(User, user_id) is not None
+    finally:
+        for fd in held:
+            os.close(fd)
+        with app.app_context():
+            db.engine.dispose()
