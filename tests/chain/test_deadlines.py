@@ -180,6 +180,8 @@ monkey.patch_all()
 import sys
 import time
 
+from gevent.os import make_nonblocking, nb_read
+
 from app.llm import ChainSettings, ChatRequest, Message, Waiting, build_chain
 
 env = dict(arg.split("=", 1) for arg in sys.argv[1:])
@@ -188,6 +190,8 @@ events = chain.stream(ChatRequest(messages=[Message.user("hello")]))
 for event in events:
     if isinstance(event, Waiting):
         break
+make_nonblocking(0)
+nb_read(0, 1)  # the test's word that the provider has the request (read without blocking the call)
 started = time.monotonic()
 events.close()
 print(f"closed in {time.monotonic() - started:.3f}s", flush=True)
@@ -201,8 +205,15 @@ def test_under_gevent_closing_the_stream_cuts_a_silent_provider(fake, first):
     fake.script(first, Reply.says("never", first_byte_delay=30))
     env = env_for(fake, first, BEYOU_LLM_FIRST_EVENT_TIMEOUT="60", BEYOU_LLM_TOTAL_TIMEOUT="60")
     command = [sys.executable, "-c", textwrap.dedent(GEVENT_READER), *(f"{k}={v}" for k, v in env.items())]
-    reader = subprocess.Popen(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE)
+    reader = subprocess.Popen(
+        command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     try:
+        deadline = time.monotonic() + 30  # a loaded machine: the subprocess imports the app first
+        while not fake.requests(first) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        reader.stdin.write(b"\n")
+        reader.stdin.flush()
         line = reader.stdout.readline().decode()
         assert line.startswith("closed in"), line
         assert float(line.split()[2].rstrip("s")) < 1
