@@ -4,13 +4,15 @@ so no turn may hold its own copy of the system prompt (PromptPieces)."""
 import threading
 import time
 import tracemalloc
+from pathlib import Path
 
+import app as app_package
 from app.llm import ChatRequest, Message, PromptPieces
 from tests.fakes import Reply
 
 SHARED = "Fixed instructions that every turn shares. " * 1300  # ~55 KB, a template's fixed text
 MADE_BY_THE_CALL = [  # not the fake provider's copy, nor the buffer of the read that waits
-    tracemalloc.Filter(True, "*/app/*", all_frames=True),
+    tracemalloc.Filter(True, f"{Path(app_package.__file__).parent}/*", all_frames=True),
     tracemalloc.Filter(False, "*/_backends/sync.py"),
 ]
 
