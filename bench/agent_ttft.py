@@ -9,7 +9,7 @@ file in a temporary folder or a schema of its own in BEYOU_BENCH_DATABASE_URL (o
 BEYOU_TEST_DATABASE_URL); a client posts a message and reads the turn's SSE stream as a browser
 would. The floor is the same two requests to bench/floor.py's bare routes: a POST that answers
 an id, then a stream that sends one `token` event. The SDK side is one `openai` streaming call
-to the same fake carrying a request of the same size (the system prompt and every tool schema).
+to the same fake carrying the request the app sent (its system prompt and the page's tools).
 Prints medians, p90, and the app's median as a ratio to the floor's. Target: ≤ 2× the floor.
 Beside wall time, the server's CPU from the POST to the first token (the worker's user + system
 time, read from /proc; a mean over the runs, as the kernel counts it in ticks of 10 ms), which
@@ -86,20 +86,11 @@ def round_trip(client, post_url, stream_url, workers):
     return first, posted, cpu
 
 
-def same_sized_request():
-    """What the assistant sends — a system prompt of the same size and every tool's schema — so
-    the bare call does the same wire work and only the stack's own cost shows in the difference."""
-    from app.agent.prompt import PROMPTS
-    from app.agent.tools import registry
-    from app.llm.schemas import portable_schema
-
-    tools = [
-        {"type": "function", "function": {"name": t.name, "description": t.description,
-                                          "parameters": portable_schema(t.args_model)}}
-        for t in registry.REGISTRY.values()
-    ]  # fmt: skip
-    system = (PROMPTS / "agent.md").read_text()
-    return [{"role": "system", "content": system}, {"role": "user", "content": PROMPT}], tools
+def the_apps_request(fake):
+    """The messages and tools of the app's last model call, as the fake received them: the bare
+    call sends the same body, so only the stack's own cost shows in the difference."""
+    body = fake.requests("mistral")[-1].body
+    return body["messages"], body["tools"]
 
 
 def bare_sdk(fake, messages, tools):
@@ -142,12 +133,12 @@ def main():
 
 def run_bench(base_url, fake, runs, workers):
     client = signed_in_client(base_url)
-    messages, tools = same_sized_request()
     app_times, sdk_times, post_times, floor_times, floor_posts, app_cpu, floor_cpu = [], [], [], [], [], [], []
     for run in range(runs + 5):
         chat_id = re.search(r'data-chat-id="([^"]+)"', client.post("/ai/agent/chats").text).group(1)
         fake.script("mistral", Reply.says("Start ", "with ", "the ", "hardest ", "task."))
         app_time, post_time, app_seconds = through_the_app(client, chat_id, workers)
+        messages, tools = the_apps_request(fake)
         floor_time, floor_post, floor_seconds = through_the_floor(client, workers)
         fake.script("mistral", Reply.says("Start ", "with ", "the ", "hardest ", "task."))
         sdk_time = bare_sdk(fake, messages, tools)
