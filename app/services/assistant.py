@@ -164,12 +164,12 @@ def start_turn(user, chat_id, text, page=None, focus_entry_id=None):
         created_at=now(),
     )
 
-    def place(position):
+    def place():
         cancel_turns(user, chat_id=chat_id, commit=False)
         _execute(_NEW_MESSAGE, {
-            "id": turn.question_id, "chat_id": chat_id, "seq": position, "role": Role.USER,
+            "id": turn.question_id, "chat": chat_id, "role": Role.USER,
             "segments": [{"type": "text", "text": text}],
-            "transcript": [Message.user(text).model_dump(exclude_defaults=True)],
+            "transcript": [Message.user(text).model_dump(exclude_defaults=True)], "at": now(),
         })  # fmt: skip
         _execute(_NEW_TURN, {column.key: getattr(turn, column.key) for column in Turn.__table__.columns})
         return turn
@@ -194,11 +194,12 @@ def claim(turn):
 
     turn_id, chat_id = turn.id, turn.chat_id
 
-    def place(position):
+    def place():
         answer_id = uuid.uuid4()
         claimed = _execute(_CLAIM, {"turn": turn_id, "answer": answer_id, "lease": _lease()}).rowcount
         if claimed == 1:
-            _execute(_NEW_MESSAGE, {"id": answer_id, "chat_id": chat_id, "seq": position, "role": Role.ASSISTANT})
+            _execute(_NEW_MESSAGE, {"id": answer_id, "chat": chat_id, "role": Role.ASSISTANT, "segments": [],
+                                    "transcript": [], "at": now()})  # fmt: skip
         return claimed == 1
 
     try:
@@ -353,14 +354,14 @@ def end_abandoned_turns(sparing=()):
 
 
 def _append_to_chat(chat_id, place, *, owner=None, title=None, keep=()):
-    """Commit `place(position)`, which writes rows after the chat's last message, with the chat's
-    new activity time (and `title`, if the chat has none yet). With `keep`, the commit leaves
-    those ORM rows loaded (see `_commit_keeping`). LookupError when there is no such chat (or,
-    with `owner`, none of theirs).
+    """Commit `place()`, which writes rows after the chat's last message (`_NEW_MESSAGE`), with
+    the chat's new activity time (and `title`, if the chat has none yet). With `keep`, the commit
+    leaves those ORM rows loaded (see `_commit_keeping`). LookupError when there is no such chat
+    (or, with `owner`, none of theirs).
 
     Concurrent writers in one chat are serialised by the chat row's lock (PostgreSQL), which the
     UPDATE of its activity takes first, and, as a backstop, by the unique (chat, position)
-    constraint: a collision is retried. The chat's last position is read once the lock is held.
+    constraint: a collision is retried.
     """
     for attempt in range(3):
         try:
@@ -371,8 +372,7 @@ def _append_to_chat(chat_id, place, *, owner=None, title=None, keep=()):
                 touched = _execute(_TOUCH_OWNED_CHAT_LOCKING, {**touch, "owner": owner.id}).first()
             if touched is None:
                 raise LookupError("no such chat")
-            last = _execute(_LAST_POSITION, {"chat": chat_id}).scalar()
-            placed = place((last or 0) + 1)
+            placed = place()
             if keep:
                 _commit_keeping(*keep)
             else:
@@ -394,7 +394,6 @@ def _execute(statement, parameters):
 
 # Built once (bound parameters): every message, claim and answer runs them, and building a
 # statement and its cache key costs more than running it.
-_LAST_POSITION = db.select(func.max(ChatMessage.seq)).where(ChatMessage.chat_id == bindparam("chat"))
 _TOUCH_CHAT = (  # the new activity, and `title` if the chat has none yet
     update(Chat)
     .where(Chat.id == bindparam("chat"))
@@ -405,7 +404,18 @@ _TOUCH_CHAT = (  # the new activity, and `title` if the chat has none yet
 )
 _TOUCH_CHAT_LOCKING = _TOUCH_CHAT.returning(Chat.id)  # no row: no such chat
 _TOUCH_OWNED_CHAT_LOCKING = _TOUCH_CHAT_LOCKING.where(Chat.user_id == bindparam("owner"))  # nor one of theirs
-_NEW_MESSAGE = insert(ChatMessage)
+_NEW_MESSAGE = insert(ChatMessage).from_select(  # placed after the chat's last message, found as it is written
+    ["id", "chat_id", "seq", "role", "segments", "transcript", "created_at"],
+    db.select(
+        bindparam("id", type_=ChatMessage.id.type),
+        bindparam("chat", type_=ChatMessage.chat_id.type),
+        func.coalesce(func.max(ChatMessage.seq), 0) + 1,
+        bindparam("role", type_=ChatMessage.role.type),
+        bindparam("segments", type_=ChatMessage.segments.type),
+        bindparam("transcript", type_=ChatMessage.transcript.type),
+        bindparam("at", type_=ChatMessage.created_at.type),
+    ).where(ChatMessage.chat_id == bindparam("chat")),
+)
 _NEW_TURN = insert(Turn)
 _CLAIM = (
     update(Turn)
@@ -453,9 +463,9 @@ def _aware(moment):
 def transcripts_before(turn, size=20):
     """The transcripts of the last `size` messages before the turn's own, oldest first (the
     model's short-term memory: the turn brings its own message). One statement built once, and
-    only the column the prompt reads: every model call of every turn runs it."""
-    rows = db.session.scalars(_TRANSCRIPTS_BEFORE, {"chat": turn.chat_id, "question": turn.question_id, "size": size})
-    return list(reversed(rows.all()))
+    only the column the prompt reads, run as plain SQL: every model call of every turn runs it."""
+    rows = _execute(_TRANSCRIPTS_BEFORE, {"chat": turn.chat_id, "question": turn.question_id, "size": size})
+    return list(reversed(rows.scalars().all()))
 
 
 _TRANSCRIPTS_BEFORE = (

@@ -15,18 +15,16 @@ from tests.fakes import Reply
 POST_STATEMENTS = [
     "SELECT users",  # the signed-in user
     "UPDATE chats",  # title and last activity, through its owner: locked while the message is placed
-    "SELECT chat_messages",  # the chat's last position
     "UPDATE turns",  # the chat's pending turns ended, its running ones asked to stop
-    "INSERT chat_messages",  # the message
+    "INSERT chat_messages",  # the message, after the chat's last one (found by the INSERT itself)
     "INSERT turns",
 ]
 CLAIM_STATEMENTS = [
     "SELECT users",  # the signed-in user
     "SELECT turns",  # the turn, through its owner
     "UPDATE chats",  # last activity: locked while the answer row is placed
-    "SELECT chat_messages",  # the chat's last position
     "UPDATE turns",  # claimed
-    "INSERT chat_messages",  # the answer's journal row
+    "INSERT chat_messages",  # the answer's journal row, after the chat's last message
 ]
 RUNNER_STATEMENTS = [
     "SELECT turns",  # the turn, its user and its chat in one
