@@ -38,6 +38,7 @@ from app.llm import (
     StreamInterrupted,
     TextDelta,
     ToolCallReady,
+    Wake,
     model,
 )
 from app.llm import Completed as ModelCompleted
@@ -142,6 +143,7 @@ class TurnRun:
         self.tool_count = 0
         self.text = ""
         self.cancel_requested = False  # set by the process's turn keeper, which asks for every turn at once
+        self.wake = Wake()  # a silent model's stream yields at once when the turn is asked to stop
         self._journaled_at = time.monotonic()
         self._shutting_down = False
         self._ending = threading.Lock()
@@ -245,7 +247,7 @@ class TurnRun:
         db.session.commit()
         text, calls, results, extras = [], [], [], {}
         self.round = (text, calls, results)
-        stream = the_model.stream(request, deadline=deadline)
+        stream = the_model.stream(request, deadline=deadline, wake=self.wake)
         try:
             for event in stream:
                 self._check_still_wanted(deadline)
@@ -395,9 +397,15 @@ class TurnRun:
             db.session.rollback()
         self._send_error(key, keep_bubble=False)
 
+    def cancelled(self):
+        """The turn keeper found the turn cancelled: it ends at its next event, which comes now."""
+        self.cancel_requested = True
+        self.wake()
+
     def stop_for_shutdown(self):
-        """Ask the turn to end as INTERRUPTED at its next event (a worker is stopping)."""
+        """Ask the turn to end as INTERRUPTED at its next event, which comes now (a worker is stopping)."""
         self._shutting_down = True
+        self.wake()
 
     def end_for_shutdown(self):
         """End the turn from outside, INTERRUPTED with what it has, when its runner is stuck
@@ -512,7 +520,7 @@ def _flag_cancelled(app, runs):
             for start in range(0, len(asking), CANCEL_QUERY_IDS):
                 ids = [run.turn_id for run in asking[start : start + CANCEL_QUERY_IDS]]
                 for turn_id in assistant.cancelled_among(ids):
-                    by_id[str(turn_id)].cancel_requested = True
+                    by_id[str(turn_id)].cancelled()
         except Exception:
             log.warning("turn cancellations could not be read this time", exc_info=True)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from app.llm.chain import Chain, LastError, LinkState
+from app.llm.chain import Chain, LastError, LinkState, Wake
 from app.llm.cooldowns import Clock
 from app.llm.door import BudgetSpent, Model, RateBucket, model
 from app.llm.errors import (
@@ -131,6 +131,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "Waiting",
+    "Wake",
     "build_chain",
     "current_chain",
     "init_app",

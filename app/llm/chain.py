@@ -9,8 +9,8 @@ never retry.
 Each link is read on a helper thread (a greenlet under gevent) that feeds a queue, so the caller
 waits on the queue, never inside an SDK: the link's first-event, idle and total budgets and the
 caller's deadline are measured on model events (keep-alive bytes do not count), a `Waiting` comes
-out at least every quarter second of silence, and when the caller stops listening the link's
-connection is cut under the SDK at once.
+out at least every quarter second of silence (or, for a caller with a `Wake`, whenever it wakes the
+stream), and when the caller stops listening the link's connection is cut under the SDK at once.
 """
 
 from __future__ import annotations
@@ -60,8 +60,11 @@ log = logging.getLogger(__name__)
 
 Schema = TypeVar("Schema", bound=BaseModel)
 
-# A consumer hears from the chain at least this often, model or no model.
+# A consumer hears from the chain at least this often, model or no model; one that can wake the
+# stream when it needs to look (`Wake`) only this often, as a safety net. Thousands of turns wait
+# on silent models at once, and each `Waiting` wakes one of them for nothing.
 WAITING_EVERY = 0.25
+WAITING_EVERY_WITH_WAKE = 5.0
 
 JSON_RETRY_WARNING = (
     "Your previous answer was not valid JSON for the requested schema. "
@@ -125,17 +128,20 @@ class Chain:
 
     # -- the doors -------------------------------------------------------------------------------
 
-    def stream(self, request: ChatRequest, *, deadline: float | None = None) -> Iterator[StreamEvent]:
+    def stream(
+        self, request: ChatRequest, *, deadline: float | None = None, wake: Wake | None = None
+    ) -> Iterator[StreamEvent]:
         """Streams one model call; closing the iterator cuts the HTTP stream it is reading.
 
         `deadline` is an absolute `time.monotonic()`: no link is started after it, and the link
         being read is cut at it. A `Waiting` comes first, so a caller that checks its own deadline
         on every event ends the call in its own words; read on, and the chain raises
         `DeadlineReached` (nothing committed yet) or `StreamInterrupted` (output committed).
-        While the model is silent a `Waiting` comes at least every quarter second.
+        While the model is silent a `Waiting` comes at least every quarter second; with a `wake`,
+        at once when it is called, and otherwise every WAITING_EVERY_WITH_WAKE seconds.
         """
         self._require_configured()
-        return self._walk_streaming(request, deadline)
+        return self._walk_streaming(request, deadline, wake)
 
     def structured(
         self, request: ChatRequest, schema: type[Schema], *, retry: bool = True, deadline: float | None = None
@@ -194,8 +200,9 @@ class Chain:
 
     # -- walking the links -----------------------------------------------------------------------
 
-    def _walk_streaming(self, request: ChatRequest, deadline: float | None) -> Iterator[StreamEvent]:
+    def _walk_streaming(self, request: ChatRequest, deadline: float | None, wake: Wake | None) -> Iterator[StreamEvent]:
         failures: list[LLMError] = []
+        every = WAITING_EVERY if wake is None else WAITING_EVERY_WITH_WAKE
         for adapter in self._candidates():
             if deadline is not None and time.monotonic() >= deadline:
                 failures.append(LLMError(FailureKind.TIMEOUT, "chain", None, f"deadline passed before {adapter.name}"))
@@ -207,8 +214,10 @@ class Chain:
             calls: list[ToolCall] = []
             committed = False
             outcome = "cancelled"
+            if wake is not None:
+                wake.listen(reader.items)
             try:
-                for event in self._events(adapter, reader, budget):
+                for event in self._events(adapter, reader, budget, every):
                     if isinstance(event, TextDelta | ToolCallReady):
                         if isinstance(event, TextDelta):
                             if "\x00" in event.text:  # no text column can store NUL (PostgreSQL)
@@ -246,14 +255,19 @@ class Chain:
                 log.warning("LLM link %s failed before output, falling through: %s", adapter.name, failure)
                 continue
             finally:
+                if wake is not None:
+                    wake.listen(None)
                 reader.stop()
                 metrics.ATTEMPTS.labels(adapter.name, outcome).inc()
             return
         metrics.EXHAUSTED.inc()
         raise ChainExhausted(failures)
 
-    def _events(self, adapter: ProviderAdapter, reader: _Reader, budget: _Budget) -> Iterator[StreamEvent]:
-        """One link's events from its reader, under its budget; `Waiting` in every silence.
+    def _events(
+        self, adapter: ProviderAdapter, reader: _Reader, budget: _Budget, every: float
+    ) -> Iterator[StreamEvent]:
+        """One link's events from its reader, under its budget; `Waiting` in every silence (at
+        least `every` seconds apart) and whenever the caller wakes the stream.
 
         Silence is measured from when the link said something, not from when the caller took it:
         a caller busy with an event (running a tool) does not make the link late, and an event
@@ -267,14 +281,15 @@ class Chain:
                 now = time.monotonic()
                 budget.check(adapter, now)
                 try:
-                    said_at, item = reader.items.get(
-                        timeout=max(0.0, min(spoke_at + WAITING_EVERY, budget.limit()) - now)
-                    )
+                    said_at, item = reader.items.get(timeout=max(0.0, min(spoke_at + every, budget.limit()) - now))
                 except queue.Empty:
                     budget.check(adapter, time.monotonic())
                     spoke_at = time.monotonic()
                     yield Waiting()
                     continue
+            if item is _WOKEN:  # the caller's, not the model's: the link's silence goes on
+                yield Waiting()
+                continue
             if isinstance(item, _Ended):
                 if item.error is not None:
                     raise item.error
@@ -285,7 +300,7 @@ class Chain:
                 continue
             budget.check(adapter, time.monotonic(), waiting=False)
             if isinstance(item, Generating):
-                if time.monotonic() - spoke_at >= WAITING_EVERY:
+                if time.monotonic() - spoke_at >= every:
                     spoke_at = time.monotonic()
                     yield Waiting()
                 continue
@@ -431,6 +446,33 @@ class _Answer:
 @dataclass(frozen=True)
 class _Ended:
     error: BaseException | None = None
+
+
+_WOKEN = object()  # what a `Wake` puts among a link's events
+
+
+class Wake:
+    """A caller's way to hear from its stream at once while the model is silent: calling it, from
+    any thread, makes the stream yield a `Waiting` now, so the caller looks at what it was woken
+    for (a turn asked to stop). A call while no link is being read is kept for the next one."""
+
+    def __init__(self) -> None:
+        self._events: queue.SimpleQueue[Any] | None = None
+        self._called = False
+
+    def __call__(self) -> None:
+        self._called = True
+        events = self._events
+        if events is not None:
+            events.put((time.monotonic(), _WOKEN))
+
+    def listen(self, events: queue.SimpleQueue[Any] | None) -> None:
+        """The link being read now (None: none). A call that came in between is heard at once;
+        one heard twice only makes one more `Waiting`."""
+        self._events = events
+        if events is not None and self._called:
+            self._called = False
+            events.put((time.monotonic(), _WOKEN))
 
 
 def _answer_of(adapter: ProviderAdapter, request: ChatRequest, schema: type[BaseModel]) -> Iterator[_Answer]:

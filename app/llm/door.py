@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from app.llm.errors import LLMError
 
 if TYPE_CHECKING:
-    from app.llm.chain import Chain
+    from app.llm.chain import Chain, Wake
     from app.llm.messages import ChatRequest, StreamEvent
 
 Schema = TypeVar("Schema", bound=BaseModel)
@@ -78,11 +78,13 @@ class Model:
     def configured(self) -> bool:
         return self.chain.configured
 
-    def stream(self, request: ChatRequest, *, deadline: float | None = None) -> Iterator[StreamEvent]:
+    def stream(
+        self, request: ChatRequest, *, deadline: float | None = None, wake: Wake | None = None
+    ) -> Iterator[StreamEvent]:
         """`Chain.stream` (closing the iterator still cuts the HTTP stream at once)."""
         started = time.monotonic()
         try:
-            events = self.chain.stream(request, deadline=deadline)
+            events = self.chain.stream(request, deadline=deadline, wake=wake)
         except LLMError as refused:
             self._count(refused, started)
             raise

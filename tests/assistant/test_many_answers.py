@@ -9,6 +9,7 @@ import uuid
 from sqlalchemy import event
 
 from app.extensions import db
+from app.llm.chain import WAITING_EVERY_WITH_WAKE
 from tests.assistant.conftest import AgentClient, make_user, wait_for_turn
 from tests.fakes import Reply
 
@@ -78,6 +79,23 @@ def test_one_cancellation_question_covers_every_running_turn(make_agent_app, fak
     assert cancelled[-1]["name"] == "failed" and 'data-error="TURN_CANCELLED"' in cancelled[-1]["data"]
     assert [stream.rest()[-1]["name"] for stream in streams[1:]] == ["done", "done"]
     event.remove(engine, "before_cursor_execute", record)
+
+
+def test_a_turn_asked_to_stop_while_its_model_is_silent_ends_at_once(ana, fake, agent_app):
+    """A silent model's stream wakes its turn only every few seconds (thousands wait at once), so
+    the keeper that finds the turn cancelled wakes it: the Stop button does not wait for that."""
+    fake.script("mistral", Reply.hangs(WAITING_EVERY_WITH_WAKE + 5, "Late."))
+    turn_id = ana.send_ok(ana.new_chat(), "take your time")
+    live = ana.open_stream(turn_id)
+    assert until(lambda: fake.requests("mistral"))
+    time.sleep(0.5)  # the runner is now reading a stream that says nothing
+
+    asked = time.monotonic()
+    ana.post(f"/ai/agent/turns/{turn_id}/cancel")
+    ending = live.rest()[-1]
+
+    assert 'data-error="TURN_CANCELLED"' in ending["data"]
+    assert time.monotonic() - asked < WAITING_EVERY_WITH_WAKE / 2
 
 
 def test_a_silent_watcher_of_a_turn_run_here_reads_no_database_at_its_beats(make_agent_app, fake):

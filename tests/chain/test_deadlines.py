@@ -2,8 +2,9 @@
 
 A provider that sends only keep-alive comments, or nothing at all, must neither outlive the
 link's first-event / idle / total budgets nor the caller's deadline; while it is silent the
-chain says `Waiting` at least every quarter second, and closing the stream cuts the connection
-even while the SDK is blocked reading it. Bounds are generous: these run on a loaded machine.
+chain says `Waiting` at least every quarter second (or when a caller's `Wake` is called), and
+closing the stream cuts the connection even while the SDK is blocked reading it. Bounds are
+generous: these run on a loaded machine.
 """
 
 import itertools
@@ -11,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -25,7 +27,9 @@ from app.llm import (
     TextDelta,
     ToolCallReady,
     Waiting,
+    Wake,
 )
+from app.llm.chain import WAITING_EVERY_WITH_WAKE
 from tests.chain.conftest import env_for
 from tests.chain.shapes import HabitSuggestion
 from tests.fakes import FakeCall, Reply
@@ -46,6 +50,36 @@ def until_waiting(events):
             return before
         before.append(event)
     raise AssertionError("the stream ended without ever waiting")
+
+
+@BOTH
+def test_a_caller_that_can_wake_its_stream_hears_waiting_when_it_wakes_it(fake, make_chain, first):
+    """Thousands of turns wait on silent models at once: a stream with a `Wake` stays quiet
+    (no `Waiting` every quarter second), and says `Waiting` as soon as its caller wakes it."""
+    fake.script(first, Reply.hangs(WAITING_EVERY_WITH_WAKE + 3, "Late"))
+    wake = Wake()
+    events = make_chain(first, BEYOU_LLM_FIRST_EVENT_TIMEOUT="20").stream(ask(), wake=wake)
+    started = time.monotonic()
+    threading.Timer(1.0, wake).start()
+    try:
+        assert until_waiting(events) == []
+        woken_after = time.monotonic() - started
+    finally:
+        events.close()
+    assert 1.0 <= woken_after < WAITING_EVERY_WITH_WAKE - 1
+
+
+def test_a_wake_that_came_before_the_model_was_asked_is_heard_at_once(fake, make_chain):
+    fake.script("mistral", Reply.hangs(WAITING_EVERY_WITH_WAKE + 3, "Late"))
+    wake = Wake()
+    wake()
+    events = make_chain("mistral", BEYOU_LLM_FIRST_EVENT_TIMEOUT="20").stream(ask(), wake=wake)
+    started = time.monotonic()
+    try:
+        assert until_waiting(events) == []
+        assert time.monotonic() - started < WAITING_EVERY_WITH_WAKE - 1
+    finally:
+        events.close()
 
 
 @BOTH
