@@ -8,6 +8,7 @@ back only to DeepSeek.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from collections.abc import Callable, Iterator
@@ -273,9 +274,10 @@ class OpenAICompatAdapter(ProviderAdapter):
 def _chunks(lines: Iterator[str]) -> Iterator[Any]:
     """The JSON of each event of a server-sent event stream, until `data: [DONE]`: what the SDK's
     stream decodes, left as dicts. Comments (`: keepalive`) and fields other than `data` are
-    skipped; an event's `data` lines are joined."""
+    skipped; an event's `data` lines are joined. A body that ends without the last event's blank
+    line still ends that event."""
     data: list[str] = []
-    for line in lines:
+    for line in itertools.chain(lines, [""]):
         if line:
             field, _, value = line.partition(":")
             if field == "data":
@@ -286,8 +288,6 @@ def _chunks(lines: Iterator[str]) -> Iterator[Any]:
             if text.startswith("[DONE]"):
                 return
             yield json.loads(text)
-    if data and not data[0].startswith("[DONE]"):  # the body ended without the event's blank line
-        yield json.loads("\n".join(data))
 
 
 @lru_cache(maxsize=256)
