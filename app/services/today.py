@@ -32,6 +32,7 @@ from app.models import (
     Routine,
     RoutineEntry,
     RoutineKind,
+    RoutineSection,
     ScheduleDay,
     Task,
     User,
@@ -95,7 +96,6 @@ class RoutineDay:
     day: date
     is_today: bool
     sections: list = field(default_factory=list)
-    routine: Routine | None = None  # the live routine, when it still exists
 
     @property
     def entries(self):
@@ -150,26 +150,66 @@ def local_today(user, now=None):
 
 def today_routine(user, today=None):
     """The routine scheduled on the user's local weekday, with each entry's state; None when
-    nothing is scheduled today."""
+    nothing is scheduled today.
+
+    Read as rows, not as the routine's objects: every page with today's card shows it (the
+    dashboard, the routines page, their refreshes after each check), and loading ~50 entries
+    with their habits and tasks as objects was a quarter of the dashboard's time."""
     today = today or local_today(user)[1]
-    routine = schedules.routine_on(user, today)
-    if routine is None:
-        return None
-    rows = {row.entry_id: row for row in streaks.written_items(user, today)}  # none: untouched
-    view = RoutineDay(str(routine.id), routine.name, routine.icon, routine.kind.value, today, True, routine=routine)
-    groups = routine.sections if routine.kind == RoutineKind.TIMED else [None]
-    for section in groups:
-        entries = section.entries if section else [e for e in routine.entries if e.section_id is None]
-        view.sections.append(
-            SectionView(
-                section.name if section else None,
-                section.icon if section else None,
-                section.starts_at if section else None,
-                section.ends_at if section else None,
-                [_live_view(user, entry, rows.get(entry.id), today) for entry in _by_time(entries)],
-            )
-        )
+    routine = db.session.execute(
+        db.select(Routine.id, Routine.name, Routine.icon, Routine.kind, Routine.created_at)
+        .join(ScheduleDay, ScheduleDay.routine_id == Routine.id)
+        .where(ScheduleDay.user_id == user.id, ScheduleDay.weekday == today.weekday())
+    ).first()
+    if routine is None or schedules.local_date(user, routine.created_at) > today:
+        return None  # the routine did not exist yet that day (`schedules.routine_on`)
+    view = RoutineDay(str(routine.id), routine.name, routine.icon, routine.kind.value, today, True)
+    by_section = {}
+    for row in db.session.execute(_TODAYS_ENTRIES, {"routine_id": routine.id, "today": today}):
+        by_section.setdefault(row.section_id, []).append(row)
+    if routine.kind == RoutineKind.TIMED:
+        sections = db.session.scalars(
+            db.select(RoutineSection).where(RoutineSection.routine_id == routine.id).order_by(RoutineSection.position)
+        ).all()
+    else:
+        sections = [None]  # one unnamed group: the entries outside any section
+    for section in sections:
+        rows = _by_time(by_section.get(section.id if section else None, []))
+        entries = [_listed_view(row) for row in rows]
+        if section is None:
+            view.sections.append(SectionView(None, None, None, None, entries))
+        else:
+            view.sections.append(SectionView(section.name, section.icon, section.starts_at, section.ends_at, entries))
     return view
+
+
+# Today's entries of one routine, in order, each with its habit's or task's figures and today's
+# check row (none: untouched).
+_TODAYS_ENTRIES = (
+    db.select(
+        RoutineEntry.id.label("entry_id"),
+        RoutineEntry.section_id,
+        RoutineEntry.position,
+        RoutineEntry.starts_at,
+        RoutineEntry.ends_at,
+        RoutineEntry.habit_id.is_not(None).label("is_habit"),
+        db.func.coalesce(RoutineEntry.habit_id, RoutineEntry.task_id).label("item_id"),
+        db.func.coalesce(Habit.name, Task.name).label("name"),
+        db.func.coalesce(Habit.icon, Task.icon).label("icon"),
+        db.func.coalesce(Habit.difficulty, Task.difficulty).label("difficulty"),
+        db.func.coalesce(Habit.importance, Task.importance).label("importance"),
+        db.func.coalesce(Habit.current_streak, Task.current_streak).label("current_streak"),
+        Task.one_time,
+        EntryCheck.checked,
+        EntryCheck.skipped,
+        EntryCheck.xp,
+    )
+    .outerjoin(Habit, Habit.id == RoutineEntry.habit_id)
+    .outerjoin(Task, Task.id == RoutineEntry.task_id)
+    .outerjoin(EntryCheck, db.and_(EntryCheck.entry_id == RoutineEntry.id, EntryCheck.day == db.bindparam("today")))
+    .where(RoutineEntry.routine_id == db.bindparam("routine_id"))
+    .order_by(RoutineEntry.position)
+)
 
 
 def day_routines(user, day, today=None):
@@ -181,17 +221,14 @@ def day_routines(user, day, today=None):
     if day == today:
         view = today_routine(user, today)
         return [view] if view else []
-    live = {r.id: r for r in routines.listing(user)}
+    kinds = dict(db.session.execute(db.select(Routine.id, Routine.kind).where(Routine.user_id == user.id)).all())
     views, sections = {}, {}
     closed = streaks.is_closed(user, day)
     for row in streaks.day_items(user, day, closed):
         view = views.get(row.routine_id)
         if view is None:
-            routine = live.get(row.routine_id)
-            kind = routine.kind.value if routine else RoutineKind.TIMED.value
-            view = RoutineDay(
-                str(row.routine_id), row.routine_name, row.routine_icon, kind, day, False, routine=routine
-            )
+            kind = kinds.get(row.routine_id, RoutineKind.TIMED).value  # a deleted routine's day keeps its sections
+            view = RoutineDay(str(row.routine_id), row.routine_name, row.routine_icon, kind, day, False)
             views[row.routine_id] = view
         key = (row.routine_id, row.section_position, row.section_id)
         if key not in sections:
@@ -207,9 +244,10 @@ def _by_time(entries):
 
 
 def _live_view(user, entry, row, today):
+    """One entry of today's routine, from its objects (the check's answer)."""
     item = entry.item
     checked, skipped = bool(row and row.checked), bool(row and row.skipped)
-    offered = 0.0 if checked else _offered_xp(entry)
+    offered = 0.0 if checked else _offered_xp(item)
     return EntryView(
         str(entry.id),
         "HABIT" if entry.habit_id else "TASK",
@@ -222,6 +260,24 @@ def _live_view(user, entry, row, today):
         skipped,
         row.xp if checked else 0.0,
         offered,
+    )
+
+
+def _listed_view(row):
+    """One entry of today's routine, from a `_TODAYS_ENTRIES` row."""
+    checked, skipped = bool(row.checked), bool(row.skipped)
+    return EntryView(
+        str(row.entry_id),
+        "HABIT" if row.is_habit else "TASK",
+        str(row.item_id),
+        row.name,
+        row.icon,
+        row.starts_at,
+        row.ends_at,
+        checked,
+        skipped,
+        row.xp if checked else 0.0,
+        0.0 if checked else _offered_xp(row),
     )
 
 
@@ -243,11 +299,11 @@ def _frozen_view(user, row, today, closed=False):
     )
 
 
-def _offered_xp(entry):
+def _offered_xp(item):
     """What checking an unchecked entry today would pay, as the page shows it: from the item's
     stored streak (kept current by every check and by the day close), so showing a routine costs
-    no query per entry. The check itself computes the streak from the outcomes."""
-    item = entry.item
+    no query per entry. The check itself computes the streak from the outcomes. `item` is a
+    habit, a task or a `_TODAYS_ENTRIES` row (`one_time` is a task's)."""
     streak = 0 if getattr(item, "one_time", False) else item.current_streak or 0
     return streaks.check_xp(item.difficulty, item.importance, streak)
 

@@ -194,14 +194,16 @@ def _constance(user):
 
 
 def _heatmap(user):
-    """16 weeks, Monday to Sunday, ending with the current week, as SVG cells."""
+    """16 weeks, Monday to Sunday, ending with the current week, as SVG cells: (x, y, day,
+    outcome, still open). Tuples, not dicts: the template unpacks each of its 112 cells once,
+    where `cell.x` on a dict costs Jinja a failed attribute lookup before the key."""
     history = _account_history(user)
     current, start = history.end, history.start
     cells = [
-        {"day": day, "outcome": outcome, "x": ((day - start).days // 7) * 14, "y": day.weekday() * 14}
+        (((day - start).days // 7) * 14, day.weekday() * 14, day, outcome, day == current and outcome != "DONE")
         for day, outcome in history.days
     ]
-    return {"cells": cells, "today": current, "width": HEATMAP_WEEKS * 14, "height": 7 * 14}
+    return {"cells": cells, "width": HEATMAP_WEEKS * 14, "height": 7 * 14}
 
 
 def _category_balance(user):
