@@ -3,6 +3,7 @@ widgets the user chose (each its own fragment that refreshes on its domain), and
 
 import math
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_login import login_required
@@ -218,14 +219,14 @@ def _category_balance(user):
         reach = 80 * (category.xp / peak)
         points.append(f"{100 + reach * math.cos(angle):.1f},{100 + reach * math.sin(angle):.1f}")
         axes.append(
-            {
-                "name": category.name[:12],
-                "xp": category.xp,
-                "x2": f"{100 + 80 * math.cos(angle):.1f}",
-                "y2": f"{100 + 80 * math.sin(angle):.1f}",
-                "lx": f"{100 + 94 * math.cos(angle):.1f}",
-                "ly": f"{100 + 94 * math.sin(angle):.1f}",
-            }
+            SimpleNamespace(
+                name=category.name[:12],
+                xp=category.xp,
+                x2=f"{100 + 80 * math.cos(angle):.1f}",
+                y2=f"{100 + 80 * math.sin(angle):.1f}",
+                lx=f"{100 + 94 * math.cos(angle):.1f}",
+                ly=f"{100 + 94 * math.sin(angle):.1f}",
+            )
         )
     return {"axes": axes, "points": " ".join(points), "count": len(top)}
 
@@ -239,7 +240,7 @@ def _area(user, best):
     values = history.values("CATEGORY", category.id)
     peak = max(max(values), 1)
     bars = [
-        {"day": day, "xp": xp, "height": max(round(40 * max(xp, 0) / peak), 2), "x": index * 18}
+        SimpleNamespace(day=day, xp=xp, height=max(round(40 * max(xp, 0) / peak), 2), x=index * 18)
         for index, (day, xp) in enumerate(zip(history.days, values, strict=True))
     ]
     return {"category": category, "bars": bars, "best": best}
@@ -266,4 +267,6 @@ WIDGETS = {
 
 
 def _widget_context(widget_id, user):
-    return {"title": widgets.CATALOGUE[widget_id], **WIDGETS[widget_id][1](user)}
+    """What a widget's template reads as `data`. A namespace, not a dict: Jinja tries an
+    attribute before a key, and a dict's every `data.x` failed once first."""
+    return SimpleNamespace(title=widgets.CATALOGUE[widget_id], **WIDGETS[widget_id][1](user))
