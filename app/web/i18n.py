@@ -32,7 +32,7 @@ def install_template_i18n(app):
         locale = current_locale()
         if locale is None:  # outside an app context: English, not worth keeping
             return flask_babel.get_translations()
-        name = str(locale)  # a dict keyed by Locale objects compares them field by field
+        name = locale_name(locale)  # a dict keyed by Locale objects compares them field by field
         found = catalogues.get(name)
         if found is None:
             found = catalogues[name] = flask_babel.get_translations()
@@ -70,7 +70,7 @@ def install_template_i18n(app):
 
     def dateformat(value=None, format=None, rebase=True):
         if type(value) is date:  # a calendar day: no time zone to apply, only the locale
-            return formatted_day(str(current_locale()), value, format)
+            return formatted_day(locale_name(current_locale()), value, format)
         return flask_babel.format_date(value, format, rebase)
 
     app.jinja_env.filters["dateformat"] = dateformat
@@ -87,6 +87,21 @@ def current_locale():
     kept = getattr(context.g, "_flask_babel", None)
     locale = getattr(kept, "babel_locale", None)
     return locale if locale is not None else flask_babel.get_locale()
+
+
+_named = (None, None)  # the last locale asked about and its name
+
+
+def locale_name(locale):
+    """`str(locale)` ("pt_BR"), remembered for the last locale object: Babel builds the name anew
+    each time (~1 µs), and a page asks for it at every string and every date, while a request
+    keeps one locale object."""
+    global _named
+    seen, name = _named
+    if seen is not locale:
+        name = str(locale)
+        _named = (locale, name)
+    return name
 
 
 def _formatted(eval_ctx, text, variables):
