@@ -10,7 +10,8 @@ again), signs in with the Flask test client and times GET /dashboard (every widg
 /habits, GET /routines and the check toggle (the htmx POST the routines page sends), warm-up
 runs excluded. Absolute times swing with the machine's load, so each is printed as a ratio to
 the floor: GET /bench/floor, a signed-in page that renders the layout and nothing else (the
-bench adds it to the app it builds), timed in the same run. Targets: every page's p95 ≤ 6× the
+bench adds it to the app it builds), timed in the same run, in turn with them (each round sends every
+request once, so the load's drift weighs on the floor and the pages alike). Targets: every page's p95 ≤ 6× the
 floor's; checks per second beside the floor's requests per second. Each request's CPU time (the
 process's, `time.process_time`) is printed beside its wall time: on a machine other work loads,
 wall times measure the load and CPU times still measure the code. Before timing, the objects the
@@ -457,17 +458,12 @@ def measure(database_url, shape, runs, warmup):
         f"\n{'request':<22}{'p50 ms':>9}{'p95 ms':>9}{'p95/floor':>11}{'CPU p50':>9}{'CPU p95':>9}{'CPU/floor':>11}"
         f"{'statements':>12}   ({runs} runs, {warmup} warm-up)"
     )
+    requests = requests_for(entry_id)
+    timings, spent = timed_in_turn(client, requests, warmup + runs)
     results, cpu = {}, {}
-    for name, (method, url, options) in requests_for(entry_id).items():
-        timings, spent = [], []
-        for run in range(warmup + runs):
-            began, began_cpu = time.perf_counter(), time.process_time()
-            send(client, method, url, options)
-            if run >= warmup:
-                timings.append((time.perf_counter() - began) * 1000)
-                spent.append((time.process_time() - began_cpu) * 1000)
-        results[name] = (statistics.median(timings), percentile(timings, 0.95))
-        cpu[name] = (statistics.median(spent), percentile(spent, 0.95))
+    for name, (method, _url, _options) in requests.items():
+        results[name] = (statistics.median(timings[name][warmup:]), percentile(timings[name][warmup:], 0.95))
+        cpu[name] = (statistics.median(spent[name][warmup:]), percentile(spent[name][warmup:], 0.95))
         statements = str(counts[name])
         if method == "post":
             statements += f" / {counts['POST check toggle (uncheck)']}"
@@ -495,6 +491,21 @@ def measure(database_url, shape, runs, warmup):
             verdicts.append(f"{name} {ratio:.1f}x {'met' if ratio <= PAGE_RATIO_TARGET else 'NOT met'}")
         print(f"Target page p95 <= {PAGE_RATIO_TARGET:.0f}x the floor's ({label}): " + "; ".join(verdicts))
     print_page_weights(client)
+
+
+def timed_in_turn(client, requests, rounds):
+    """({name: [wall ms]}, {name: [CPU ms]}) of `rounds` rounds, each sending every request once.
+    Taken in turn, not one request's runs after another's: the machine's load drifts over a run,
+    and a floor timed in a quiet minute beside a page timed in a busy one made the ratio swing
+    from 4.4x to 7.0x between three runs of one tree."""
+    timings, spent = defaultdict(list), defaultdict(list)
+    for _round in range(rounds):
+        for name, (method, url, options) in requests.items():
+            began, began_cpu = time.perf_counter(), time.process_time()
+            send(client, method, url, options)
+            timings[name].append((time.perf_counter() - began) * 1000)
+            spent[name].append((time.process_time() - began_cpu) * 1000)
+    return timings, spent
 
 
 def load():
