@@ -1,13 +1,13 @@
 """Checking and skipping today's entries: XP to every owner, symmetry, and the refusals."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import event
 
 from app.extensions import db
 from app.models import ConstanceMode, DayOutcome, EntryCheck, Outcome, OwnerType, XpDay
-from app.services import routines, today
+from app.services import routines, schedules, today
 from app.services.errors import Invalid, NotFound
 from tests.routines.conftest import NOW, TODAY, entry_of, make_category, make_habit, make_task, morning
 
@@ -194,6 +194,46 @@ def test_today_routine_shows_each_entrys_state(user):
     states = {entry.name: (entry.checked, entry.skipped) for entry in view.entries}
     assert states == {"Read": (True, False), "Run": (False, True)}
     assert (view.done, view.skipped, view.total, view.xp) == (1, 1, 2, 10)
+
+
+def test_today_routine_reads_three_statements_whatever_its_size(user):
+    """Today's card is on every dashboard and routines page: the routine, its entries with their
+    items and today's checks, its sections, as rows. Loading it as objects took five statements
+    and a quarter of the heavy dashboard's time (docs/performance.md, section 16)."""
+    habits = [make_habit(user, f"Habit {n}", difficulty=1 + n % 5) for n in range(12)]
+    chore = make_task(user, "Tidy up", one_time=True)
+    morning = [{"habit_id": habit.id} for habit in habits[:6]]
+    evening = [*({"habit_id": habit.id} for habit in habits[6:]), {"task_id": chore.id}]
+    routine = routines.create_timed(
+        user, "Day", "sun",
+        [
+            {"name": "Morning", "starts_at": "07:00", "ends_at": "09:00", "entries": morning},
+            {"name": "Evening", "starts_at": "18:00", "ends_at": "20:00", "entries": evening},
+            {"name": "Night", "starts_at": "22:00", "ends_at": "23:00", "entries": []},
+        ],
+    )  # fmt: skip
+    routine.created_at = datetime(2026, 1, 1, tzinfo=UTC)
+    schedules.set_days(user, routine.id, [TODAY.weekday()])
+    today.check(user, routine.sections[0].entries[0].id, now=NOW)
+    today.skip(user, routine.sections[1].entries[0].id, now=NOW)
+    db.session.refresh(user)  # the account as a request has it, loaded by the sign-in
+    seen = []
+    listener = lambda *args: seen.append(args[2])  # noqa: E731
+    event.listen(db.engine, "before_cursor_execute", listener)
+    try:
+        view = today.today_routine(user, TODAY)
+    finally:
+        event.remove(db.engine, "before_cursor_execute", listener)
+
+    assert len(seen) == 3
+    assert [(section.name, len(section.entries)) for section in view.sections] == [
+        ("Morning", 6), ("Evening", 7), ("Night", 0)
+    ]  # fmt: skip
+    first, skipped, last = view.sections[0].entries[0], view.sections[1].entries[0], view.sections[1].entries[-1]
+    assert (first.checked, first.xp, first.offered_xp) == (True, 10, 0.0)
+    assert (skipped.skipped, skipped.checked, skipped.offered_xp) == (True, False, 15)
+    assert (last.name, last.item_type, last.item_id, last.offered_xp) == ("Tidy up", "TASK", str(chore.id), 10)
+    assert view.sections[0].entries[1].item_id == str(habits[1].id) and view.sections[0].entries[1].item_type == "HABIT"
 
 
 def test_a_streak_milestone_is_celebrated(user):
