@@ -202,13 +202,13 @@ def test_today_routine_reads_three_statements_whatever_its_size(user):
     and a quarter of the heavy dashboard's time (docs/performance.md, section 16)."""
     habits = [make_habit(user, f"Habit {n}", difficulty=1 + n % 5) for n in range(12)]
     chore = make_task(user, "Tidy up", one_time=True)
-    morning = [{"habit_id": habit.id} for habit in habits[:6]]
-    evening = [*({"habit_id": habit.id} for habit in habits[6:]), {"task_id": chore.id}]
+    first_half = [{"habit_id": habit.id} for habit in habits[:6]]
+    second_half = [*({"habit_id": habit.id} for habit in habits[6:]), {"task_id": chore.id}]
     routine = routines.create_timed(
         user, "Day", "sun",
         [
-            {"name": "Morning", "starts_at": "07:00", "ends_at": "09:00", "entries": morning},
-            {"name": "Evening", "starts_at": "18:00", "ends_at": "20:00", "entries": evening},
+            {"name": "Morning", "starts_at": "07:00", "ends_at": "09:00", "entries": first_half},
+            {"name": "Evening", "starts_at": "18:00", "ends_at": "20:00", "entries": second_half},
             {"name": "Night", "starts_at": "22:00", "ends_at": "23:00", "entries": []},
         ],
     )  # fmt: skip
