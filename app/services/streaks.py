@@ -445,14 +445,8 @@ def history(user, owner_type="USER", owner_id=None, start=None, end=None):
     start = max(start, end - timedelta(days=HISTORY_MAX_DAYS - 1))
     found = {}
     if owner is not None:
-        rows = db.session.execute(
-            db.select(DayOutcome.day, DayOutcome.outcome).where(
-                DayOutcome.user_id == user.id,
-                DayOutcome.owner_type == kind,
-                DayOutcome.owner_id == owner,
-                DayOutcome.day.between(start, end),
-            )
-        ).all()
+        values = {"user_id": user.id, "kind": kind, "owner_id": owner, "start": start, "end": end}
+        rows = db.session.execute(_OUTCOMES_BETWEEN, values).all()
         found = {day: outcome.value for day, outcome in rows}
     span = (end - start).days + 1
     days = [(start + timedelta(days=i), found.get(start + timedelta(days=i), UNKNOWN)) for i in range(span)]
@@ -504,12 +498,11 @@ def xp_history(user, days=7, today=None, owner_type=None):
         raise Invalid("INVALID_INPUT", details={"days": "XP_HISTORY_DAYS_INVALID"})
     today = today or today_for(user)
     dates = [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
-    query = db.select(XpDay.owner_type, XpDay.owner_id, XpDay.day, XpDay.xp).where(
-        XpDay.user_id == user.id, XpDay.day.between(dates[0], today)
-    )
-    if owner_type is not None:
-        query = query.where(XpDay.owner_type == OwnerType(owner_type))
-    rows = db.session.execute(query).all()
+    values = {"user_id": user.id, "start": dates[0], "end": today}
+    if owner_type is None:
+        rows = db.session.execute(_XP_BETWEEN, values).all()
+    else:
+        rows = db.session.execute(_XP_OF_KIND_BETWEEN, {**values, "kind": OwnerType(owner_type)}).all()
     series = {}
     for kind, owner_id, day, xp in rows:
         series.setdefault((kind, owner_id), [0.0] * days)[(day - dates[0]).days] += xp
@@ -518,6 +511,21 @@ def xp_history(user, days=7, today=None, owner_type=None):
 
 def categories_by_xp(user):
     """The user's categories, most XP first: the dashboard's best and worst areas."""
-    return db.session.scalars(
-        db.select(Category).where(Category.user_id == user.id).order_by(Category.xp.desc(), Category.name)
-    ).all()
+    return db.session.scalars(_CATEGORIES_BY_XP, {"user_id": user.id}).all()
+
+
+# Statements the dashboard runs on every visit, built once: building one cost about as much as
+# running it on a heavy account.
+_OUTCOMES_BETWEEN = db.select(DayOutcome.day, DayOutcome.outcome).where(
+    DayOutcome.user_id == db.bindparam("user_id"),
+    DayOutcome.owner_type == db.bindparam("kind"),
+    DayOutcome.owner_id == db.bindparam("owner_id"),
+    DayOutcome.day.between(db.bindparam("start"), db.bindparam("end")),
+)
+_XP_BETWEEN = db.select(XpDay.owner_type, XpDay.owner_id, XpDay.day, XpDay.xp).where(
+    XpDay.user_id == db.bindparam("user_id"), XpDay.day.between(db.bindparam("start"), db.bindparam("end"))
+)
+_XP_OF_KIND_BETWEEN = _XP_BETWEEN.where(XpDay.owner_type == db.bindparam("kind"))
+_CATEGORIES_BY_XP = (
+    db.select(Category).where(Category.user_id == db.bindparam("user_id")).order_by(Category.xp.desc(), Category.name)
+)

@@ -156,11 +156,7 @@ def today_routine(user, today=None):
     dashboard, the routines page, their refreshes after each check), and loading ~50 entries
     with their habits and tasks as objects was a quarter of the dashboard's time."""
     today = today or local_today(user)[1]
-    routine = db.session.execute(
-        db.select(Routine.id, Routine.name, Routine.icon, Routine.kind, Routine.created_at)
-        .join(ScheduleDay, ScheduleDay.routine_id == Routine.id)
-        .where(ScheduleDay.user_id == user.id, ScheduleDay.weekday == today.weekday())
-    ).first()
+    routine = db.session.execute(_TODAYS_ROUTINE, {"user_id": user.id, "weekday": today.weekday()}).first()
     if routine is None or schedules.local_date(user, routine.created_at) > today:
         return None  # the routine did not exist yet that day (`schedules.routine_on`)
     view = RoutineDay(str(routine.id), routine.name, routine.icon, routine.kind.value, today, True)
@@ -168,9 +164,7 @@ def today_routine(user, today=None):
     for row in db.session.execute(_TODAYS_ENTRIES, {"routine_id": routine.id, "today": today}):
         by_section.setdefault(row.section_id, []).append(row)
     if routine.kind == RoutineKind.TIMED:
-        sections = db.session.scalars(
-            db.select(RoutineSection).where(RoutineSection.routine_id == routine.id).order_by(RoutineSection.position)
-        ).all()
+        sections = db.session.execute(_SECTIONS, {"routine_id": routine.id}).all()
     else:
         sections = [None]  # one unnamed group: the entries outside any section
     for section in sections:
@@ -182,6 +176,19 @@ def today_routine(user, today=None):
             view.sections.append(SectionView(section.name, section.icon, section.starts_at, section.ends_at, entries))
     return view
 
+
+# The statements of `today_routine`, built once (building one costs about as much as running it).
+_TODAYS_ROUTINE = (
+    db.select(Routine.id, Routine.name, Routine.icon, Routine.kind, Routine.created_at)
+    .join(ScheduleDay, ScheduleDay.routine_id == Routine.id)
+    .where(ScheduleDay.user_id == db.bindparam("user_id"), ScheduleDay.weekday == db.bindparam("weekday"))
+)
+_SECTIONS = (
+    db.select(RoutineSection.id, RoutineSection.name, RoutineSection.icon, RoutineSection.starts_at,
+              RoutineSection.ends_at)
+    .where(RoutineSection.routine_id == db.bindparam("routine_id"))
+    .order_by(RoutineSection.position)
+)  # fmt: skip
 
 # Today's entries of one routine, in order, each with its habit's or task's figures and today's
 # check row (none: untouched).
