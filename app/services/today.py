@@ -251,27 +251,31 @@ def _by_time(entries):
 
 
 def _live_view(user, entry, row, today):
-    """One entry of today's routine, from its objects (the check's answer)."""
+    """One entry of today's routine from its objects (the check's answer), read as the card's
+    rows are."""
     item = entry.item
-    checked, skipped = bool(row and row.checked), bool(row and row.skipped)
-    offered = 0.0 if checked else _offered_xp(item)
-    return EntryView(
-        str(entry.id),
-        "HABIT" if entry.habit_id else "TASK",
-        str(item.id),
-        item.name,
-        item.icon,
-        entry.starts_at,
-        entry.ends_at,
-        checked,
-        skipped,
-        row.xp if checked else 0.0,
-        offered,
+    return _listed_view(
+        SimpleNamespace(
+            entry_id=entry.id,
+            is_habit=entry.habit_id is not None,
+            item_id=item.id,
+            name=item.name,
+            icon=item.icon,
+            starts_at=entry.starts_at,
+            ends_at=entry.ends_at,
+            difficulty=item.difficulty,
+            importance=item.importance,
+            current_streak=item.current_streak,
+            one_time=getattr(item, "one_time", False),
+            checked=bool(row and row.checked),
+            skipped=bool(row and row.skipped),
+            xp=row.xp if row else 0.0,
+        )
     )
 
 
 def _listed_view(row):
-    """One entry of today's routine, from a `_TODAYS_ENTRIES` row."""
+    """One entry of today's routine, from a `_TODAYS_ENTRIES` row (none: untouched today)."""
     checked, skipped = bool(row.checked), bool(row.skipped)
     return EntryView(
         str(row.entry_id),
