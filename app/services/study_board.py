@@ -9,10 +9,12 @@ anything is written, and removing a node takes its connections with it.
 
 from dataclasses import dataclass
 
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
 from app.events import announce
 from app.extensions import db
+from app.models.notebook import StudyPage
 from app.models.study_board import (
     NODE_DESCRIPTION_MAX,
     NODE_TITLE_MAX,
@@ -94,6 +96,12 @@ def node_on(user, page, ref):
 def add_node(user, page_ref, title, description=None, status=None):
     """A new concept at the end of the page's board (TODO unless a status is given)."""
     page = notebook.resolve_page(user, page_ref)
+    concept = new_concept(title, description, status)
+    return add_nodes(user, page, held_nodes(user, page), [concept])[0]
+
+
+def new_concept(title, description=None, status=None):
+    """A concept's fields, checked, as `add_nodes` takes them; refused with per-field keys."""
     problems = {}
     clean = {
         "title": _title(title, problems),
@@ -101,14 +109,39 @@ def add_node(user, page_ref, title, description=None, status=None):
         "status": _status(status, problems) if status not in (None, "") else NodeStatus.TODO,
     }
     refuse_if(problems)
-    count = len(_nodes(user, page))
-    if count >= NODES_PER_BOARD:
+    return clean
+
+
+def held_nodes(user, page):
+    """The nodes of the page's board, read once this transaction holds the board: a request adding
+    to the same board meanwhile (a draft submitted from two tabs, two adds at once) waits until
+    this one commits, then reads what it added. The hold is a write that changes nothing on the
+    page's row, which PostgreSQL locks and for which SQLite lets in one writer at a time; it ends
+    with `add_nodes`, which commits or rolls back."""
+    db.session.execute(
+        update(StudyPage)
+        .where(StudyPage.id == page.id)
+        .values(position=StudyPage.position)
+        .execution_options(synchronize_session=False)
+    )
+    return _nodes(user, page)
+
+
+def add_nodes(user, page, held, concepts):
+    """`concepts` (from `new_concept`) after the board's `held` nodes (`held_nodes`), in their
+    order, in one commit: all of them, or none when the board has no room for them all."""
+    if len(held) + len(concepts) > NODES_PER_BOARD:
+        db.session.rollback()
         raise Conflict("STUDY_BOARD_FULL", limit=NODES_PER_BOARD)
-    node = StudyNode(user_id=user.id, page_id=page.id, position=count, **clean)
-    db.session.add(node)
+    nodes = [
+        StudyNode(user_id=user.id, page_id=page.id, position=len(held) + offset, **concept)
+        for offset, concept in enumerate(concepts)
+    ]
+    db.session.add_all(nodes)
     db.session.commit()
-    announce(user, "notebook")
-    return node
+    if nodes:
+        announce(user, "notebook")
+    return nodes
 
 
 def edit_node(user, node_id, title=UNSET, description=UNSET, status=UNSET, page=None):

@@ -19,7 +19,7 @@ from pathlib import Path
 from jinja2 import Environment, StrictUndefined
 from pydantic import BaseModel
 
-from app.models.study_board import NODE_TITLE_MAX, NODES_PER_BOARD
+from app.models.study_board import NODE_TITLE_MAX
 from app.services import notebook, study_ai, study_board
 from app.services.errors import Conflict, Invalid
 from app.services.onboarding import folded
@@ -197,26 +197,23 @@ def still_to_add(user, page_id, suggestions):
 def add_suggestions(user, page_id, picked):
     """Put the picked suggestions on the page's board, in the draft's order, with the connections
     they suggest between concepts now on the board. A title the board already has is skipped (a
-    second submit adds nothing); a board without room for all of them refuses before any write."""
+    second submit adds nothing, even one sent from another tab at the same moment); a board
+    without room for all of them refuses before any write."""
     page = notebook.get_page(user, page_id)
     if not picked:
         raise Invalid("STUDY_AI_ROADMAP_NONE_PICKED")
-    board = study_board.board_of_page(user, page.id)
-    nodes = {folded(node.title): node for node in board.nodes}
+    concepts = [study_board.new_concept(pick.title, pick.description) for pick in picked if folded(pick.title)]
+    held = study_board.held_nodes(user, page)  # the same draft sent from another tab waits, then skips these
+    nodes = {folded(node.title): node for node in held}
     wanted, skipped = [], []
-    for suggestion in picked:
-        key = folded(suggestion.title)
+    for concept in concepts:
+        key = folded(concept["title"])
         if key in nodes:
             skipped.append(nodes[key].title)
-        elif key and key not in {folded(item.title) for item in wanted}:
-            wanted.append(suggestion)
-    if len(board.nodes) + len(wanted) > NODES_PER_BOARD:
-        raise Conflict("STUDY_BOARD_FULL", limit=NODES_PER_BOARD)
-    made = []
-    for suggestion in wanted:
-        node = study_board.add_node(user, page.id, suggestion.title, suggestion.description)
-        nodes[folded(node.title)] = node
-        made.append(node)
+        elif key not in {folded(item["title"]) for item in wanted}:
+            wanted.append(concept)
+    made = study_board.add_nodes(user, page, held, wanted)
+    nodes.update(zip((folded(concept["title"]) for concept in wanted), made, strict=True))
     return Added(page=page, nodes=made, skipped=skipped, connections=_connect(user, page, picked, nodes))
 
 
