@@ -148,3 +148,26 @@ class PatientSqlite(sqlite3.Connection):
 def _sqlite_waits_patiently(dialect, _record, _cargs, cparams):
     if dialect.name == "sqlite" and dialect.driver == "pysqlite":
         cparams.setdefault("factory", PatientSqlite)
+
+
+# A PostgreSQL connection that goes silent ---------------------------------------------------
+
+POSTGRES_KEEPALIVE = {  # libpq's parameters; the database URL's own query string wins over them
+    "keepalives": 1,
+    "keepalives_idle": 30,  # seconds idle before the first probe: NATs and firewalls keep the flow
+    "keepalives_interval": 10,
+    "keepalives_count": 3,  # a peer gone without a word is known within a minute of silence
+    "tcp_user_timeout": 30_000,  # ms a sent statement may wait unacknowledged before it fails
+}
+
+
+@event.listens_for(Engine, "do_connect")
+def _postgres_notices_silence(dialect, _record, _cargs, cparams):
+    """A connection dropped without a word (a NAT's idle timeout, a cable, a host gone) says
+    nothing on its socket, so `_hung_up` would pass it. With TCP keepalives the flow stays known
+    to the NATs on the way, and a dead peer leaves an error on the socket within a minute, which
+    `_hung_up`'s peek raises; a statement sent into the silence fails after `tcp_user_timeout`
+    instead of the kernel's quarter of an hour of retransmissions."""
+    if dialect.name == "postgresql":
+        for name, value in POSTGRES_KEEPALIVE.items():
+            cparams.setdefault(name, value)

@@ -1,8 +1,10 @@
 """A pooled PostgreSQL connection the server has ended (a restart, an idle timeout, an
 administrator) is replaced at checkout, not handed to a request that would then fail. The check
-reads the connection's socket instead of sending pool_pre_ping's SELECT 1 on every checkout."""
+reads the connection's socket instead of sending pool_pre_ping's SELECT 1 on every checkout; a
+connection that goes silent without a word leaves an error there too, through TCP keepalives."""
 
 import os
+import socket
 import time
 
 import pytest
@@ -61,3 +63,26 @@ def test_a_connection_past_select_s_limit_of_1024_is_checked_too(app, user_id):
             os.close(fd)
         with app.app_context():
             db.engine.dispose()
+
+
+def test_a_pooled_connection_probes_a_silent_peer_and_gives_up_on_unacknowledged_statements(app):
+    """The socket's own options, as the kernel holds them: keepalive probes after 30 s idle,
+    every 10 s, three of them; a statement unacknowledged for 30 s fails."""
+    with app.app_context():
+        fd = db.session.connection().connection.dbapi_connection.pgconn.socket
+        probe = socket.socket(fileno=os.dup(fd))
+        try:
+            options = {
+                name: probe.getsockopt(level, option)
+                for name, level, option in [
+                    ("keepalive", socket.SOL_SOCKET, socket.SO_KEEPALIVE),
+                    ("idle", socket.IPPROTO_TCP, socket.TCP_KEEPIDLE),
+                    ("interval", socket.IPPROTO_TCP, socket.TCP_KEEPINTVL),
+                    ("count", socket.IPPROTO_TCP, socket.TCP_KEEPCNT),
+                    ("user timeout ms", socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT),
+                ]
+            }
+        finally:
+            probe.close()
+        db.session.remove()
+    assert options == {"keepalive": 1, "idle": 30, "interval": 10, "count": 3, "user timeout ms": 30_000}
