@@ -121,7 +121,7 @@ def held_nodes(user, page):
     db.session.execute(
         update(StudyPage)
         .where(StudyPage.id == page.id)
-        .values(position=StudyPage.position)
+        .values(updated_at=StudyPage.updated_at)  # itself, named so its onupdate is not applied
         .execution_options(synchronize_session=False)
     )
     return _nodes(user, page)
