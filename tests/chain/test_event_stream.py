@@ -11,6 +11,7 @@ from app.llm.errors import FailureKind, LLMError
 from app.llm.messages import ChatRequest, Completed, Message, TextDelta
 from app.llm.providers.openai_compat import OpenAICompatAdapter
 from app.llm.settings import LinkSettings, Timeouts
+from tests.fakes.raw import read_request
 
 
 def chunk(content=None, finish=None):
@@ -31,14 +32,7 @@ def provider():
             except OSError:
                 return
             with connection:
-                received = b""
-                while b"\r\n\r\n" not in received:
-                    received += connection.recv(65536)
-                head, _, rest = received.partition(b"\r\n\r\n")
-                length = int(next(line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
-                             .split(b":")[1])  # fmt: skip
-                while len(rest) < length:
-                    rest += connection.recv(65536)
+                read_request(connection)
                 body = bodies.pop(0).encode()
                 head = f"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n"
                 connection.sendall(head.encode() + body)

@@ -9,24 +9,19 @@ import httpx2
 
 from app.llm.http import LinkTransport
 from app.llm.settings import Timeouts
+from tests.fakes.raw import read_request
 
 
 def test_a_request_s_body_is_let_go_once_sent_while_the_model_is_still_silent():
     """A turn may wait minutes for its first token; its body (the prompt and every tool's
     schema) is sent whole first, and then nothing holds it any more."""
     listener = socket.create_server(("127.0.0.1", 0))
-    received, body_read, test_over = bytearray(), threading.Event(), threading.Event()
+    received, body_read, test_over = [], threading.Event(), threading.Event()
 
     def silent_provider():
         connection, _address = listener.accept()
         with connection:
-            while b"\r\n\r\n" not in received:
-                received.extend(connection.recv(65536))
-            head, _, _ = bytes(received).partition(b"\r\n\r\n")
-            length = int(next(line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
-                         .split(b":")[1])  # fmt: skip
-            while len(received) - len(head) - 4 < length:
-                received.extend(connection.recv(65536))
+            received.append(read_request(connection))
             body_read.set()
             test_over.wait(10)  # silent until then
 
@@ -45,7 +40,7 @@ def test_a_request_s_body_is_let_go_once_sent_while_the_model_is_still_silent():
     try:
         caller.start()
         assert body_read.wait(5), "the provider never received the whole body"
-        assert json.loads(bytes(received).partition(b"\r\n\r\n")[2]) == payload
+        assert json.loads(received[0]) == payload
         assert request.content == b""
         assert b"".join(request.stream) == b""
     finally:
