@@ -52,7 +52,6 @@ TURNS = Counter("beyou_agent_turns_total", "Agent turns by how they ended", ["en
 
 JOURNAL_EVERY = 1.0  # seconds of streaming text between two journal writes
 CANCEL_POLL_SECONDS = 0.25  # how often one query asks which of this process's turns were cancelled
-CANCEL_QUERY_IDS = 500  # turn ids per cancellation query (SQLite caps a statement's parameters)
 JOURNAL_PATIENCE = 0.5  # a journal write waits this long for a SQLite lock, then tries next time
 SHUTDOWN_GRACE = 3.0  # seconds a stopping worker lets its turns end themselves
 
@@ -512,15 +511,14 @@ def _keep(app, resident):
 
 
 def _flag_cancelled(app, runs):
-    """One query (per few hundred turns) for every running turn of the app, however many run."""
-    asking = [run for run in runs if not run.cancel_requested]
-    by_id = {str(run.turn_id): run for run in asking}
+    """One query for every running turn of the app, however many run: the running turns asked to
+    stop, of which this process flags its own."""
+    asking = {str(run.turn_id): run for run in runs if not run.cancel_requested}
     with app.app_context():
         try:
-            for start in range(0, len(asking), CANCEL_QUERY_IDS):
-                ids = [run.turn_id for run in asking[start : start + CANCEL_QUERY_IDS]]
-                for turn_id in assistant.cancelled_among(ids):
-                    by_id[str(turn_id)].cancelled()
+            for turn_id in assistant.cancelled_running():
+                if str(turn_id) in asking:
+                    asking[str(turn_id)].cancelled()
         except Exception:
             log.warning("turn cancellations could not be read this time", exc_info=True)
 

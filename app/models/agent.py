@@ -13,7 +13,19 @@ import enum
 import uuid
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, DateTime, Enum, ForeignKey, Integer, String, Text, UniqueConstraint, Uuid
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Enum,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    Uuid,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
@@ -100,3 +112,9 @@ class Turn(db.Model):
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+# The running turns asked to stop, and only those: every process asks for them a few times a second
+# (assistant.cancelled_running), and a turn leaves the index as soon as its runner ends it.
+CANCELLED_RUNNING = (Turn.status == TurnStatus.RUNNING) & Turn.cancel_requested
+Index("ix_turns_cancelled_running", Turn.id, postgresql_where=CANCELLED_RUNNING, sqlite_where=CANCELLED_RUNNING)

@@ -10,6 +10,7 @@ from sqlalchemy import event
 
 from app.extensions import db
 from app.llm.chain import WAITING_EVERY_WITH_WAKE
+from app.services import assistant
 from tests.assistant.conftest import AgentClient, make_user, wait_for_turn
 from tests.fakes import Reply
 
@@ -53,6 +54,8 @@ def test_a_turn_waiting_on_a_silent_model_holds_no_database_connection(ana, fake
 
 
 def test_one_cancellation_question_covers_every_running_turn(make_agent_app, fake):
+    """The keeper asks for the running turns asked to stop: one statement, the same whatever the
+    number of turns, carrying none of their ids; a Stop ends its own turn and no other."""
     app = make_agent_app(order="mistral", AGENT_STREAMS_PER_USER=3)
     make_user(app)
     ana = AgentClient(app)
@@ -63,7 +66,7 @@ def test_one_cancellation_question_covers_every_running_turn(make_agent_app, fak
 
     def record(_conn, _cursor, statement, parameters, _context, _many):
         if "cancel_requested" in statement and statement.lstrip().upper().startswith("SELECT"):
-            seen.append(str(parameters))
+            seen.append((statement, str(parameters)))
 
     event.listen(engine, "before_cursor_execute", record)
     turns = [ana.send_ok(ana.new_chat(), f"question {n}") for n in range(3)]
@@ -71,14 +74,39 @@ def test_one_cancellation_question_covers_every_running_turn(make_agent_app, fak
     assert until(lambda: len(fake.requests("mistral")) == 3)
     seen.clear()
     assert until(lambda: len(seen) >= 2)
-    for parameters in list(seen):
-        assert all(uuid.UUID(t).hex in parameters or t in parameters for t in turns), parameters
+    assert len({statement for statement, _parameters in seen}) == 1
+    for statement, parameters in seen:
+        assert not [t for t in turns if uuid.UUID(t).hex in statement + parameters or t in statement + parameters]
 
     ana.post(f"/ai/agent/turns/{turns[0]}/cancel")
     cancelled = streams[0].rest()
     assert cancelled[-1]["name"] == "failed" and 'data-error="TURN_CANCELLED"' in cancelled[-1]["data"]
     assert [stream.rest()[-1]["name"] for stream in streams[1:]] == ["done", "done"]
     event.remove(engine, "before_cursor_execute", record)
+
+
+def test_the_cancellation_question_is_answered_from_the_index_of_stopped_running_turns(agent_app):
+    """Its statement writes the index's condition out, with no parameter a planner would have to
+    guess (PostgreSQL's generic plan, SQLite's partial-index rule), so the index can answer it."""
+    sent = []
+    with agent_app.app_context():
+        engine = db.engine
+
+        def record(_conn, _cursor, statement, parameters, _context, _many):
+            sent.append((statement, parameters))
+
+        event.listen(engine, "before_cursor_execute", record)
+        assistant.cancelled_running()
+        event.remove(engine, "before_cursor_execute", record)
+        [(statement, parameters)] = sent
+        assert not parameters
+        with engine.connect() as connection:
+            if engine.dialect.name == "postgresql":
+                connection.exec_driver_sql("SET enable_seqscan = off")  # a near-empty table: the index if it can
+                plan = connection.exec_driver_sql(f"EXPLAIN {statement}").scalars().all()
+            else:
+                plan = [row[-1] for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}")]
+    assert "ix_turns_cancelled_running" in " ".join(plan), plan
 
 
 def test_a_turn_asked_to_stop_while_its_model_is_silent_ends_at_once(ana, fake, agent_app):
