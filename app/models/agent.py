@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     Uuid,
+    literal,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -115,6 +116,9 @@ class Turn(db.Model):
 
 
 # The running turns asked to stop, and only those: every process asks for them a few times a second
-# (assistant.cancelled_running), and a turn leaves the index as soon as its runner ends it.
-CANCELLED_RUNNING = (Turn.status == TurnStatus.RUNNING) & Turn.cancel_requested
+# (assistant.cancelled_running), and a turn leaves the index as soon as its runner ends it. The
+# status is written out, not a parameter, so the query's condition matches the index's.
+CANCELLED_RUNNING = (
+    Turn.status == literal(TurnStatus.RUNNING, Turn.status.type, literal_execute=True)
+) & Turn.cancel_requested
 Index("ix_turns_cancelled_running", Turn.id, postgresql_where=CANCELLED_RUNNING, sqlite_where=CANCELLED_RUNNING)

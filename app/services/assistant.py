@@ -9,13 +9,14 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from flask import current_app
-from sqlalchemy import bindparam, case, delete, func, insert, literal, or_, update
+from sqlalchemy import bindparam, case, delete, func, insert, or_, update
 from sqlalchemy.exc import IntegrityError
 
 from app.events import announce
 from app.extensions import db
 from app.llm import Message
 from app.models.agent import (
+    CANCELLED_RUNNING,
     CHAT_NOTE_MAX,
     GLOBAL_NOTE_MAX,
     MESSAGE_MAX,
@@ -417,9 +418,7 @@ _NEW_MESSAGE = insert(ChatMessage).from_select(  # placed after the chat's last 
     ).where(ChatMessage.chat_id == bindparam("chat")),
 )
 _NEW_TURN = insert(Turn)
-_CANCELLED_RUNNING = db.select(Turn.id).where(  # the index's own condition, the status written out
-    Turn.status == literal(TurnStatus.RUNNING, Turn.status.type, literal_execute=True), Turn.cancel_requested
-)
+_CANCELLED_RUNNING = db.select(Turn.id).where(CANCELLED_RUNNING)  # its index's own condition
 _CLAIM = (
     update(Turn)
     .where(Turn.id == bindparam("turn"), Turn.status == TurnStatus.PENDING)
