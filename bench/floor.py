@@ -7,14 +7,22 @@ floor of a figure is the same work done by Flask alone, on the same server, in t
   silent turn sends), nothing else — no session, no database, no turn.
 - `POST /_floor/turns` then `GET /_floor/turns/<id>/stream`: a bare SSE round trip — a POST that
   answers with an id, and a stream that sends one `token` event at once.
+- `POST /_floor/recorded` then `GET /_floor/recorded/<id>/stream`: the same round trip with the two
+  writes the architecture puts before any answer's first token, and nothing else: the POST records
+  the message (one INSERT, committed), the stream claims it (one UPDATE from pending to running,
+  committed) before its `token` event. The rows go to a table of the bench's own
+  (`bench.serving.FLOOR_TURNS`), which the bench creates.
 """
 
 import itertools
 import time
+import uuid
 
-from flask import Response
+from flask import Response, request
+from sqlalchemy import insert, update
 
-from app.extensions import csrf
+from app.extensions import csrf, db
+from bench.serving import FLOOR_TURNS
 from wsgi import app
 
 _ids = itertools.count(1)
@@ -41,6 +49,27 @@ def bare_post():
 
 @app.get("/_floor/turns/<int:turn_id>/stream")
 def bare_round_trip(turn_id):
+    return _one_token(turn_id)
+
+
+@app.post("/_floor/recorded")
+@csrf.exempt
+def recorded_post():
+    turn_id = str(uuid.uuid4())
+    db.session.execute(insert(FLOOR_TURNS).values(id=turn_id, text=request.form.get("message", ""), status="pending"))
+    db.session.commit()
+    return f'<div id="turn-{turn_id}"></div>'
+
+
+@app.get("/_floor/recorded/<turn_id>/stream")
+def recorded_round_trip(turn_id):
+    claim = update(FLOOR_TURNS).where(FLOOR_TURNS.c.id == turn_id, FLOOR_TURNS.c.status == "pending")
+    db.session.execute(claim.values(status="running"))
+    db.session.commit()
+    return _one_token(turn_id)
+
+
+def _one_token(turn_id):
     return Response(
         [f"id: 1\nevent: token\ndata: {turn_id}\n\n", "event: done\ndata: \n\n"],
         mimetype="text/event-stream",

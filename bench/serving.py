@@ -13,8 +13,19 @@ import time
 from pathlib import Path
 
 import requests
+from sqlalchemy import Column, MetaData, String, Table, Text
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The rows of bench/floor.py's recorded round trip: a bench's own table beside the app's, created
+# by the bench that serves that floor.
+FLOOR_TURNS = Table(
+    "bench_floor_turns",
+    MetaData(),
+    Column("id", String(36), primary_key=True),
+    Column("text", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+)
 
 
 def free_port():
