@@ -315,6 +315,7 @@ class Chain:
                 raise DeadlineReached(failures)
             budget = _Budget(self.settings.timeouts, time.monotonic(), deadline)
             reader = _Reader(adapter, lambda adapter=adapter: _answer_of(adapter, request, schema))
+            answered = False
             try:
                 _said_at, item = reader.items.get(timeout=max(0.0, budget.end - time.monotonic()))
                 if isinstance(item, _Ended):
@@ -325,6 +326,7 @@ class Chain:
             except LLMError as error:
                 failure = error
             else:
+                answered = True
                 elapsed = time.monotonic() - budget.started
                 metrics.ATTEMPTS.labels(adapter.name, "ok").inc()
                 metrics.CALL_TIME.labels(adapter.name).observe(elapsed)
@@ -332,7 +334,11 @@ class Chain:
                     self._records[adapter.name].latencies.append(elapsed)
                 return text, adapter.name
             finally:
-                reader.stop()
+                # A reader that handed over its answer has read it whole and ends by itself; cut
+                # now, before it lets go of its connection, it would shut the one the pool is
+                # about to lend the next call.
+                if not answered:
+                    reader.stop()
             failures.append(failure)
             metrics.ATTEMPTS.labels(adapter.name, failure.kind.value).inc()
             if budget.caller_deadline_passed():

@@ -29,6 +29,7 @@ from app.llm import (
     Waiting,
     Wake,
 )
+from app.llm import chain as chain_module
 from app.llm.chain import WAITING_EVERY_WITH_WAKE
 from tests.chain.conftest import env_for
 from tests.chain.shapes import HabitSuggestion
@@ -290,6 +291,27 @@ def test_a_structured_answer_leaves_its_connection_for_the_next(fake, make_chain
     chain = make_chain(first)
     for _ in range(2):
         chain.structured(ChatRequest(messages=[Message.user("a habit")]), HabitSuggestion)
+    first_call, second_call = fake.requests(first)
+    assert first_call.client_port == second_call.client_port
+
+
+@BOTH
+def test_a_structured_answer_keeps_its_connection_however_late_its_reader_ends(fake, make_chain, first, monkeypatch):
+    """The reader's thread may be put aside between handing over the answer and ending (a loaded
+    machine, threads): the caller must not cut it then, or the connection it already gave back
+    to the pool is shut under the next call."""
+    hand_over = chain_module._answer_of
+
+    def put_aside_after_answering(*args):
+        yield from hand_over(*args)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(chain_module, "_answer_of", put_aside_after_answering)
+    answer = '{"name": "Read", "importance": 4}'
+    fake.script(first, Reply.says(answer), Reply.says(answer))
+    chain = make_chain(first)
+    for _ in range(2):
+        assert chain.structured(ChatRequest(messages=[Message.user("a habit")]), HabitSuggestion).name == "Read"
     first_call, second_call = fake.requests(first)
     assert first_call.client_port == second_call.client_port
 
