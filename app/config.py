@@ -66,9 +66,8 @@ class Config:
     BABEL_DEFAULT_LOCALE = "en"
     BABEL_TRANSLATION_DIRECTORIES = str(Path(__file__).resolve().parent / "translations")
 
-    # Rate limits live in Redis when configured, else in this process (app/extensions.py's
-    # SteadyMemoryStorage).
-    RATELIMIT_STORAGE_URI = REDIS_URL or "steady-memory://"
+    # Rate limits live in Redis when configured, else in this process.
+    RATELIMIT_STORAGE_URI = REDIS_URL or "memory://"
     RATELIMIT_HEADERS_ENABLED = True
     RATELIMIT_STRATEGY = "fixed-window"  # cheap per request; the login lockout keeps its own moving window
 
@@ -124,7 +123,7 @@ class TestConfig(Config):
     TESTING = True
     SECRET_KEY = "test-secret"
     SQLALCHEMY_DATABASE_URI = "sqlite://"
-    RATELIMIT_STORAGE_URI = "steady-memory://"
+    RATELIMIT_STORAGE_URI = "memory://"
     # No call leaves a test: a test that wants them points these at the wire fake.
     EMBEDDINGS_API_KEY = None
     SOURCE_SEARCH_API_KEY = None

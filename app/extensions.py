@@ -14,7 +14,6 @@ from flask_migrate import Migrate
 from flask_sock import Sock
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
-from limits.storage import MemoryStorage
 from sqlalchemy import MetaData, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
@@ -42,28 +41,6 @@ csrf = CSRFProtect()
 babel = Babel()
 sock = Sock()
 limiter = Limiter(key_func=get_remote_address, default_limits=[])
-
-
-class SteadyMemoryStorage(MemoryStorage):
-    """The rate limits' in-process storage (`steady-memory://`, the default without Redis): limits'
-    own memory storage, with its expired counters pruned at most once a second by the call that
-    finds it due. The library's starts a new timer thread on the first call after every 10 ms of
-    quiet, which is every call of a user's: under gevent that is a greenlet and a switch, ~0.4 ms
-    a call, paid by every turn's claim (its hourly budget) before the first token. What a counter
-    reads is unchanged: one past its window reads as zero whether or not it was pruned yet."""
-
-    STORAGE_SCHEME = ["steady-memory"]
-    PRUNE_EVERY = 1.0  # seconds
-
-    def __init__(self, uri=None, wrap_exceptions=False, **options):
-        super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
-        self._next_prune = time.monotonic() + self.PRUNE_EVERY
-
-    def _MemoryStorage__schedule_expiry(self):  # what the library calls on every count it changes
-        now = time.monotonic()
-        if now >= self._next_prune:
-            self._next_prune = now + self.PRUNE_EVERY
-            self._MemoryStorage__expire_events()
 
 
 @event.listens_for(Engine, "connect")

@@ -94,7 +94,7 @@ def main():
         app = create_app(
             "test",
             SQLALCHEMY_DATABASE_URI=url,
-            RATELIMIT_STORAGE_URI="steady-memory://",
+            RATELIMIT_STORAGE_URI="memory://",
             NOTEBOOK_SOURCE_INLINE_CHARS=study_sources.PASTE_MAX_CHARS,
         )
         dice = random.Random(SEED)

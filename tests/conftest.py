@@ -57,7 +57,7 @@ PASSWORD = "correct horse battery"
 def settings_for_tests(**overrides):
     settings = {
         "SQLALCHEMY_DATABASE_URI": TEST_DATABASE_URL or "sqlite://",
-        "RATELIMIT_STORAGE_URI": TEST_REDIS_URL or "steady-memory://",
+        "RATELIMIT_STORAGE_URI": TEST_REDIS_URL or "memory://",
         "REDIS_URL": TEST_REDIS_URL,
     }
     settings.update(overrides)

@@ -57,7 +57,7 @@ def make_agent_app(fake, agent_db_url):
     def make(order="mistral,gemini", **config):
         settings = {
             "SQLALCHEMY_DATABASE_URI": agent_db_url,
-            "RATELIMIT_STORAGE_URI": TEST_REDIS_URL or "steady-memory://",
+            "RATELIMIT_STORAGE_URI": TEST_REDIS_URL or "memory://",
             "REDIS_URL": TEST_REDIS_URL,
             "LLM_ENV": chain_env(fake, order),
             "AGENT_HEARTBEAT_SECONDS": 0.2,

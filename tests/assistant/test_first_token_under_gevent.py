@@ -25,7 +25,7 @@ from tests.assistant.conftest import chain_env
 from tests.fakes import FakeProviders, Reply
 
 with FakeProviders() as fake, tempfile.TemporaryDirectory() as folder:
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{folder}/turns.db", RATELIMIT_STORAGE_URI="steady-memory://",
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{folder}/turns.db", RATELIMIT_STORAGE_URI="memory://",
                      LLM_ENV=chain_env(fake, "mistral"))
     with app.app_context():
         db.create_all()

@@ -62,7 +62,7 @@ def sign_in(page, base_url, email, password):
 def live_server(tmp_path_factory):
     """The app served from a thread, on its own SQLite file; yields its base URL."""
     database = tmp_path_factory.mktemp("e2e") / "e2e.sqlite3"
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="steady-memory://")
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     with app.app_context():
         db.create_all()
     with serve(app) as base_url:

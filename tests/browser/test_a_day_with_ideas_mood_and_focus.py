@@ -28,7 +28,7 @@ def day_server(tmp_path_factory):
     """Lia: a routine that runs every day (so "Read" is on today's card), a one-minute focus, the
     mood week on her dashboard."""
     database = tmp_path_factory.mktemp("day") / "day.sqlite3"
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="steady-memory://")
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     with app.app_context():
         db.create_all()
         user = accounts.register(name="Lia", email="lia@example.com", password=PASSWORD, timezone_name="UTC")

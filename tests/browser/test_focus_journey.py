@@ -30,7 +30,7 @@ def focus_app(tmp_path_factory):
     """An app of its own whose database this module fills: people whose routine runs every day,
     with a one-minute focus and a one-minute break (the timer's tests each have their own)."""
     database = tmp_path_factory.mktemp("focus") / "focus.sqlite3"
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="steady-memory://")
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     people = ("rita@example.com", "en"), ("rui@example.com", "pt"), *((email, "en") for email in TIMER_PEOPLE)
     with app.app_context():
         db.create_all()

@@ -23,7 +23,7 @@ DESKTOP = {"width": 1280, "height": 900}
 @pytest.fixture(scope="module")
 def mood_server(tmp_path_factory):
     database = tmp_path_factory.mktemp("mood-e2e") / "mood.sqlite3"
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="steady-memory://")
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     with app.app_context():
         db.create_all()
         for email, language in (("noa@example.com", "en"), ("rita@example.com", "pt")):

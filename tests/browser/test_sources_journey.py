@@ -31,7 +31,7 @@ LONG = "\n\n".join(f"Part {n}. " + "Ribosomes read messenger RNA and build prote
 def sources_server(tmp_path_factory):
     database = tmp_path_factory.mktemp("sources-e2e") / "sources.sqlite3"
     app = create_app(
-        "test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="steady-memory://",
+        "test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://",
         NOTEBOOK_SOURCE_INLINE_CHARS=2_000,
     )  # fmt: skip
     pages = {}

@@ -24,7 +24,7 @@ WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 @pytest.fixture(scope="module")
 def cycles_server(tmp_path_factory):
     database = tmp_path_factory.mktemp("cycles-e2e") / "cycles.sqlite3"
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="steady-memory://")
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     with app.app_context():
         db.create_all()
         for email, language in (("lia@example.com", "en"), ("ines@example.com", "pt")):

@@ -32,7 +32,7 @@ def fake():
 
 def a_server(tmp_path_factory, name, **settings):
     database = tmp_path_factory.mktemp(name) / "retrieval.sqlite3"
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="steady-memory://",
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://",
                      **settings)  # fmt: skip
     pages = {}
     with app.app_context():

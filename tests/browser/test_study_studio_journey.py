@@ -58,7 +58,7 @@ def fake():
 def studio_server(tmp_path_factory, fake):
     database = tmp_path_factory.mktemp("studio-e2e") / "studio.sqlite3"
     env = mistral_at(fake, first_event_timeout=10)
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="steady-memory://",
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://",
                      LLM_ENV=env)  # fmt: skip
     pages = {}
     with app.app_context():

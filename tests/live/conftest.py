@@ -23,7 +23,7 @@ def live_app(tmp_path):
     """One process: the in-memory fan-out (no Redis, whatever the environment says)."""
     app = create_app(
         "test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'live.sqlite3'}", REDIS_URL=None,
-        RATELIMIT_STORAGE_URI="steady-memory://",
+        RATELIMIT_STORAGE_URI="memory://",
     )  # fmt: skip
     with app.app_context():
         db.create_all()

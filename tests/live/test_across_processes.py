@@ -30,9 +30,7 @@ def heard(page, timeout=ARRIVAL):
 @pytest.fixture
 def two_processes(tmp_path):
     database_url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
-    app = create_app(
-        "test", SQLALCHEMY_DATABASE_URI=database_url, REDIS_URL=None, RATELIMIT_STORAGE_URI="steady-memory://"
-    )
+    app = create_app("test", SQLALCHEMY_DATABASE_URI=database_url, REDIS_URL=None, RATELIMIT_STORAGE_URI="memory://")
     with app.app_context():
         db.create_all()
         db.engine.dispose()
