@@ -71,7 +71,7 @@ class ChatMessage(db.Model):
     __table_args__ = (UniqueConstraint("chat_id", "seq", name="one_message_per_position"),)
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
-    chat_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("chats.id", ondelete="CASCADE"), index=True)
+    chat_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("chats.id", ondelete="CASCADE"))
     seq: Mapped[int] = mapped_column(Integer)
     role: Mapped[Role] = mapped_column(Enum(Role, native_enum=False, length=16))
     # What the user sees: [{"type": "text", "text": …}, {"type": "tool", "tool": …, …}]

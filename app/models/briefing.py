@@ -26,6 +26,7 @@ class BriefingStatus(enum.StrEnum):
 class DailyBriefing(Owned, db.Model):
     __tablename__ = "daily_briefings"
     __table_args__ = (UniqueConstraint("user_id", "day", name="one_briefing_per_day"),)
+    owner_indexed = False  # one_briefing_per_day starts with the owner
 
     day: Mapped[date] = mapped_column(Date)
     facts: Mapped[dict] = mapped_column(JSON)

@@ -38,7 +38,7 @@ class PinnedStep(Owned, db.Model):
     __tablename__ = "pinned_steps"
     __table_args__ = (UniqueConstraint("entry_id", "name", name="one_pin_per_name_per_entry"),)
 
-    entry_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("routine_entries.id", ondelete="CASCADE"), index=True)
+    entry_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("routine_entries.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(TEXT_MAX))
 
 

@@ -59,7 +59,7 @@ class XpDay(db.Model):
     )
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
-    user_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("users.id", ondelete="CASCADE"))
     owner_type: Mapped[OwnerType] = mapped_column(Enum(OwnerType, native_enum=False, length=16))
     owner_id: Mapped[uuid.UUID] = mapped_column(Uuid)
     day: Mapped[date] = mapped_column(Date)

@@ -21,6 +21,7 @@ class QuickNote(Owned, db.Model):
 
     __tablename__ = "quick_notes"
     __table_args__ = (UniqueConstraint("user_id", "cell", name="one_live_note_per_cell"),)
+    owner_indexed = False  # one_live_note_per_cell starts with the owner
 
     text: Mapped[str] = mapped_column(String(TEXT_MAX))
     colour: Mapped[str] = mapped_column(String(16))

@@ -23,6 +23,7 @@ class MoodEntry(Owned, db.Model):
         UniqueConstraint("user_id", "day", name="one_mood_per_day"),
         CheckConstraint(f"level BETWEEN {LEVEL_MIN} AND {LEVEL_MAX}", name="level_in_range"),
     )
+    owner_indexed = False  # one_mood_per_day starts with the owner
 
     day: Mapped[date] = mapped_column(Date)  # the user's local day
     level: Mapped[int] = mapped_column(SmallInteger)

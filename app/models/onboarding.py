@@ -31,6 +31,7 @@ class OnboardingStatus(enum.StrEnum):
 class OnboardingRun(Owned, db.Model):
     __tablename__ = "onboarding_runs"
     __table_args__ = (UniqueConstraint("user_id", name="one_onboarding_per_user"),)
+    owner_indexed = False  # one_onboarding_per_user starts with the owner
 
     step: Mapped[OnboardingStep] = mapped_column(
         Enum(OnboardingStep, native_enum=False, length=16), default=OnboardingStep.CATEGORIES

@@ -94,7 +94,7 @@ class ScheduleDay(db.Model):
     __table_args__ = (UniqueConstraint("user_id", "weekday", name="one_routine_per_weekday"),)
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
-    user_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("users.id", ondelete="CASCADE"))
     routine_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("routines.id", ondelete="CASCADE"), index=True)
     weekday: Mapped[int] = mapped_column(SmallInteger)
 

@@ -49,9 +49,7 @@ class StudyConnection(Owned, db.Model):
     )
 
     page_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_pages.id", ondelete="CASCADE"), index=True)
-    from_node_id: Mapped[uuid.UUID] = mapped_column(
-        Uuid, ForeignKey("study_board_nodes.id", ondelete="CASCADE"), index=True
-    )
+    from_node_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_board_nodes.id", ondelete="CASCADE"))
     to_node_id: Mapped[uuid.UUID] = mapped_column(
         Uuid, ForeignKey("study_board_nodes.id", ondelete="CASCADE"), index=True
     )

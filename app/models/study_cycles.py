@@ -69,7 +69,7 @@ class StudyCycleDay(db.Model):
     __table_args__ = (UniqueConstraint("cycle_id", "weekday", name="one_row_per_cycle_weekday"),)
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
-    cycle_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_cycles.id", ondelete="CASCADE"), index=True)
+    cycle_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_cycles.id", ondelete="CASCADE"))
     weekday: Mapped[int] = mapped_column(Integer)
     minutes: Mapped[int] = mapped_column(Integer)
     starts_at: Mapped[time | None] = mapped_column(Time)
@@ -82,7 +82,7 @@ class StudyCycleSubject(db.Model):
     __table_args__ = (UniqueConstraint("cycle_id", "page_id", name="one_row_per_cycle_page"),)
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
-    cycle_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_cycles.id", ondelete="CASCADE"), index=True)
+    cycle_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_cycles.id", ondelete="CASCADE"))
     page_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_pages.id", ondelete="CASCADE"), index=True)
     importance: Mapped[int] = mapped_column(Integer)
     mastery: Mapped[int] = mapped_column(Integer)
@@ -100,7 +100,7 @@ class StudyBlock(db.Model):
     __table_args__ = (UniqueConstraint("cycle_id", "number", name="one_block_per_number"),)
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
-    cycle_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_cycles.id", ondelete="CASCADE"), index=True)
+    cycle_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_cycles.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
     subject_id: Mapped[uuid.UUID] = mapped_column(
         Uuid, ForeignKey("study_cycle_subjects.id", ondelete="CASCADE"), index=True
@@ -122,7 +122,7 @@ class StudyLap(db.Model):
     __table_args__ = (UniqueConstraint("cycle_id", "number", name="one_lap_per_number"),)
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
-    cycle_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_cycles.id", ondelete="CASCADE"), index=True)
+    cycle_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_cycles.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

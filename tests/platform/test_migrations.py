@@ -49,3 +49,29 @@ def test_migrations_build_an_empty_postgresql_and_match_the_models():
         with admin.connect() as connection:
             connection.execute(sa.text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+def _whole(index):
+    """Whether the index covers every row (a partial one, with a WHERE, answers only its own)."""
+    return all(options.get("where") is None for options in index.dialect_options.values())
+
+
+def test_no_index_repeats_the_leading_columns_of_another_key():
+    """Each message, check or mood written updates every index of its table: an index whose
+    columns begin another key's only costs writes, since that key answers the same lookups."""
+    repeated = []
+    for table in db.metadata.sorted_tables:
+        keys = [("primary key", table.primary_key)]
+        keys += [(c.name, c) for c in table.constraints if isinstance(c, sa.UniqueConstraint)]
+        keys += [(index.name, index) for index in table.indexes if _whole(index)]
+        keys = [(name, [column.name for column in key.columns]) for name, key in keys]
+        for index in table.indexes:
+            columns = [column.name for column in index.columns]
+            if index.unique or not _whole(index):
+                continue
+            repeated += [
+                f"{table.name}: {index.name} begins {name}"
+                for name, key in keys
+                if name != index.name and key[: len(columns)] == columns
+            ]
+    assert repeated == []
