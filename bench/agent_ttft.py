@@ -9,9 +9,15 @@ file in a temporary folder or a schema of its own in BEYOU_BENCH_DATABASE_URL (o
 BEYOU_TEST_DATABASE_URL); a client posts a message and reads the turn's SSE stream as a browser
 would. The floor is the same two requests to bench/floor.py's bare routes: a POST that answers
 an id, then a stream that sends one `token` event. The SDK side is one `openai` streaming call
-to the same fake carrying the request the app sent (its system prompt and the page's tools).
-Prints medians, p90, and the app's median as a ratio to the floor's. Target: ≤ 2× the floor.
-Beside it, a second floor with the two commits the architecture puts before any first token (the
+to the same fake carrying the request the app sent (its system prompt and the page's tools), on
+a client kept across runs.
+
+Prints medians and p90. The target (issue 17: "the stack adds 30.6–32.5 ms to the bare SDK's
+time to first token … ≤ 2× a bare Flask SSE round trip") is read as what the stack adds to the
+model's own first token, the app's median less the bare SDK's, against the floor's median: ≤ 2×.
+The whole first token against the floor is printed too; it carries the model's own time, which
+the floor has none of (the fake answers in about the floor's time; a real model, in hundreds of
+milliseconds). Beside them, a second floor with the two commits the architecture puts before any first token (the
 message recorded by the POST, the turn claimed by its first watcher; bench/floor.py's recorded
 round trip), so what those writes cost the database in use shows apart from the stack's own work;
 and that floor followed by the bare SDK's first token, which no first token can beat when the
@@ -180,9 +186,11 @@ def run_bench(base_url, fake, runs, workers):
     row("app: POST → first token event", ms["app"])
     row("  of which the POST", ms["post"])
     app_median, floor_median = statistics.median(ms["app"]), statistics.median(ms["floor"])
-    ratio = app_median / floor_median
-    print(f"app / floor at the median: ×{ratio:.2f} (target ≤ 2×) -> {'OK' if ratio <= 2 else 'OVER'}; "
-          f"added to the bare SDK: {app_median - statistics.median(ms['sdk']):.2f} ms")  # fmt: skip
+    added = app_median - statistics.median(ms["sdk"])
+    ratio = added / floor_median
+    print(f"the stack's time (app less the bare SDK) / floor at the median: {added:.2f} ms, ×{ratio:.2f} "
+          f"(target ≤ 2×) -> {'OK' if ratio <= 2 else 'OVER'}")  # fmt: skip
+    print(f"the whole first token / floor, the model's own time included: ×{app_median / floor_median:.2f}")
     recorded_median = statistics.median(ms["recorded"])
     print(f"app / the floor with the two commits: ×{app_median / recorded_median:.2f}; "
           f"the commits cost the floor {recorded_median - floor_median:.2f} ms")  # fmt: skip
