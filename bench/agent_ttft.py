@@ -17,11 +17,13 @@ time to first token … ≤ 2× a bare Flask SSE round trip") is read as what th
 model's own first token, the app's median less the bare SDK's, against the floor's median: ≤ 2×.
 The whole first token against the floor is printed too; it carries the model's own time, which
 the floor has none of (the fake answers in about the floor's time; a real model, in hundreds of
-milliseconds). Beside them, a second floor with the two commits the architecture puts before any first token (the
-message recorded by the POST, the turn claimed by its first watcher; bench/floor.py's recorded
-round trip), so what those writes cost the database in use shows apart from the stack's own work;
-and that floor followed by the bare SDK's first token, which no first token can beat when the
-model is called only once the claim has committed.
+milliseconds).
+
+Beside them, a second floor with the two commits the architecture puts before any first token
+(the message recorded by the POST, the turn claimed by its first watcher; bench/floor.py's
+recorded round trip), so what those writes cost the database in use shows apart from the stack's
+own work; and that floor followed by the bare SDK's first token, which no first token can beat
+when the model is called only once the claim has committed.
 Beside wall time, the server's CPU from the POST to the first token (the worker's user + system
 time, read from /proc; a mean over the runs, as the kernel counts it in ticks of 10 ms), which
 swings far less with the machine's load than wall time does.

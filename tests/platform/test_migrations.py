@@ -56,15 +56,21 @@ def _whole(index):
     return all(options.get("where") is None for options in index.dialect_options.values())
 
 
+def _keys(table):
+    """(name, column names) of what can answer a lookup on the table: its primary key, its unique
+    constraints and its whole indexes."""
+    keys = [("primary key", table.primary_key)]
+    keys += [(c.name, c) for c in table.constraints if isinstance(c, sa.UniqueConstraint)]
+    keys += [(index.name, index) for index in table.indexes if _whole(index)]
+    return [(name, [column.name for column in key.columns]) for name, key in keys]
+
+
 def test_no_index_repeats_the_leading_columns_of_another_key():
     """Each message, check or mood written updates every index of its table: an index whose
     columns begin another key's only costs writes, since that key answers the same lookups."""
     repeated = []
     for table in db.metadata.sorted_tables:
-        keys = [("primary key", table.primary_key)]
-        keys += [(c.name, c) for c in table.constraints if isinstance(c, sa.UniqueConstraint)]
-        keys += [(index.name, index) for index in table.indexes if _whole(index)]
-        keys = [(name, [column.name for column in key.columns]) for name, key in keys]
+        keys = _keys(table)
         for index in table.indexes:
             columns = [column.name for column in index.columns]
             if index.unique or not _whole(index):
@@ -75,3 +81,19 @@ def test_no_index_repeats_the_leading_columns_of_another_key():
                 if name != index.name and key[: len(columns)] == columns
             ]
     assert repeated == []
+
+
+def test_every_foreign_key_starts_an_index_or_a_key():
+    """What the test above leaves out must still be found: a row's children by their parent (a
+    cascade, a page's rows by their owner) through an index, whether its own or a key's. A model
+    that says its unique key starts with the owner (`Owned.owner_indexed = False`) must mean it."""
+    leading = {
+        table.name: {columns[0] for _name, columns in _keys(table) if columns} for table in db.metadata.sorted_tables
+    }
+    unindexed = [
+        f"{table.name}.{key.parent.name}"
+        for table in db.metadata.sorted_tables
+        for key in table.foreign_keys
+        if key.parent.name not in leading[table.name]
+    ]
+    assert unindexed == []
