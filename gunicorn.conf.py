@@ -39,7 +39,7 @@ def on_starting(server):
 
 
 def post_worker_init(worker):
-    from app.agent import runner
+    from app.assistant import runner
 
     runner.keep_leases(worker.wsgi, resident=True)
     previous = signal.getsignal(signal.SIGTERM)
@@ -56,12 +56,12 @@ def post_worker_init(worker):
 
 
 def worker_int(worker):
-    from app.agent import runner
+    from app.assistant import runner
 
     runner.stop_running_turns(grace=0)
 
 
 def worker_exit(server, worker):
-    from app.agent import runner
+    from app.assistant import runner
 
     runner.stop_running_turns(grace=0)

@@ -8,10 +8,10 @@ from flask import Flask
 from flask.templating import Environment
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import agent, llm, mail
-from app.config import profile
+from app import config, domains, live, llm, mail
+from app.assistant import stream_slots, turn_log
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate, sock
-from app.web import live
+from app.shared.models import include_object
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +40,7 @@ def create_app(config_name=None, **overrides):
         static_folder=str(ROOT / "static"),
         instance_path=str(ROOT / "instance"),
     )
-    app.config.from_object(profile(config_name))
+    app.config.from_object(config.profile(config_name))
     app.config.update(overrides)
     configure_logging(app.config["ENV_NAME"])
     if app.config["ENV_NAME"] == "production" and app.config["SECRET_KEY"].startswith("dev-only"):
@@ -50,21 +50,22 @@ def create_app(config_name=None, **overrides):
         count = app.config["PROXY_COUNT"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count, x_host=count)
 
-    from app import models  # registers every table on db.metadata
+    domains.load("models")  # registers every domain's tables on db.metadata
 
     db.init_app(app)
-    migrate.init_app(
-        app, db, directory=str(ROOT / "migrations"), render_as_batch=True, include_object=models.include_object
-    )
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"), render_as_batch=True, include_object=include_object)
     csrf.init_app(app)
     limiter.init_app(app)
     sock.init_app(app)
-    live.init_app(app)  # the /live socket and its fan-out (memory, or Redis pub/sub)
+    live.init_app(app)  # the live channel's fan-out (memory, or Redis pub/sub)
     mail.init_app(app)
     llm.init_app(app)  # a chain that cannot be built stops the boot here
-    agent.init_app(app)
+    turn_log.init_app(app)
+    stream_slots.init_app(app)
+    domains.load("tools")  # registers every domain's tools, in the order of the domains
 
-    from app.web import i18n, sessions
+    from app.profile import sessions
+    from app.web import i18n
 
     babel.init_app(app, locale_selector=i18n.select_locale, timezone_selector=i18n.select_timezone)
     i18n.install_template_i18n(app)

@@ -7,9 +7,13 @@ import click
 from flask import current_app
 from flask.cli import AppGroup, with_appcontext
 
+from app import demo
+from app.assistant import services as assistant
 from app.extensions import db
-from app.services import accounts, assistant, day_close, demo, study_embeddings
-from app.services.errors import NotFound
+from app.notebook import embeddings
+from app.profile import accounts
+from app.routines import day_close
+from app.shared.errors import NotFound
 
 users_cli = AppGroup("users", help="Manage accounts.")
 
@@ -91,9 +95,9 @@ def clock(every):
 def notebook_embed():
     """Embed every study passage that has no vector of the configured model yet (after the key
     is first set, or the model changed); pages also catch up on their own when shown."""
-    if not study_embeddings.configured():
+    if not embeddings.configured():
         raise click.ClickException("Embeddings are off: set BEYOU_EMBEDDINGS_API_KEY first.")
-    sources, passages, failed = study_embeddings.embed_everything()
+    sources, passages, failed = embeddings.embed_everything()
     click.echo(f"Embedded {passages} passage(s) of {sources} source(s).")
     if failed:
         raise click.ClickException(f"{failed} source(s) failed; see the log. Run the command again later.")

@@ -87,7 +87,7 @@ class Config:
     AGENT_RATE_LIMIT = _env("BEYOU_AGENT_RATE_LIMIT", "30 per hour")
 
     # A study source up to this many characters is indexed in its request, a PDF up to this size
-    # read there; longer ones go to a background thread (app/services/study_sources.py).
+    # read there; longer ones go to a background thread (app/notebook/sources.py).
     NOTEBOOK_SOURCE_INLINE_CHARS = 20_000
     NOTEBOOK_PDF_INLINE_BYTES = 512 * 1024
     # The notebook's embeddings: any OpenAI-compatible endpoint, outside the chain (so outside its

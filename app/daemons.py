@@ -90,3 +90,19 @@ def wait_for_tracked(seconds=30):
     background work the test started before it empties the tables under it."""
     for tracked in _TRACKED:
         tracked.wait_for_all(seconds)
+
+
+def in_background(name, work, *args):
+    """Run `work(*args)` on a daemon thread (a greenlet under gevent) inside this app's context:
+    a generation that stores itself after the request that started it has answered."""
+    from flask import current_app
+
+    app = current_app._get_current_object()
+
+    def run():
+        with app.app_context():
+            work(*args)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    return thread

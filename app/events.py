@@ -6,7 +6,7 @@ current scope with `collecting()` receives the names: a web request turns them i
 the agent turns them into `tool` events.
 
 When the scope ends — after the request or the tool call, so after its commit — the names are
-also published, once per scope and user, to the user's other open pages (app/web/live.py), tagged
+also published, once per scope and user, to the user's other open pages (app/live.py), tagged
 with the scope's origin so the page that made the change does not refresh twice.
 """
 
@@ -15,7 +15,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from app import domains
+from app import domains, live
 
 log = logging.getLogger("beyou.events")
 
@@ -70,16 +70,12 @@ def announce(user, *domains):
 
 def signed_out(user_id, sign_in="*"):
     """A sign-in ended ("*": every sign-in of the user): its open pages close, on every worker."""
-    from app.web import live
-
     live.publish({"user": str(user_id), "close": sign_in})
 
 
 def _publish(announced, origin):
     if not announced.by_user:
         return
-    from app.web import live
-
     for user_id, names in announced.by_user.items():
         live.publish({"user": str(user_id), "domains": sorted(names), "origin": origin})
 

@@ -47,10 +47,10 @@ from pathlib import Path
 import requests
 
 from app import create_app
+from app.assistant.models.chats import Turn
 from app.extensions import db
-from app.models import Task
-from app.models.agent import Turn
-from app.services import accounts
+from app.profile import accounts
+from app.tasks.models import Task
 from bench.agent_ttft import signed_in_client
 from bench.serving import ROOT, free_port, web_command
 

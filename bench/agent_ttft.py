@@ -43,7 +43,7 @@ import requests
 
 from app import create_app
 from app.extensions import db
-from app.services import accounts
+from app.profile import accounts
 from bench.serving import FLOOR_TURNS, bench_database, cpu_seconds, procfile_server, worker_pids
 from tests.fakes import FakeProviders, Reply
 

@@ -31,9 +31,9 @@ from websockets.asyncio.client import connect
 
 from app import create_app
 from app.extensions import db
-from app.models import User
-from app.services import accounts
-from app.web.live import HEARTBEAT, REDIS_CHANNEL
+from app.live import HEARTBEAT, REDIS_CHANNEL
+from app.profile import accounts
+from app.profile.models import User
 from bench.serving import bench_database, procfile_server, rss_kib, worker_pids
 
 SECRET = "bench-secret"

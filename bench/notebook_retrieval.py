@@ -20,8 +20,11 @@ from pathlib import Path
 
 from app import create_app
 from app.extensions import db
-from app.models import StudyPassage, StudyPassageVector
-from app.services import accounts, notebook, study_embeddings, study_retrieval, study_sources
+from app.notebook import embeddings, sources
+from app.notebook import services as notebook
+from app.notebook.ai import retrieval
+from app.notebook.models.sources import StudyPassage, StudyPassageVector
+from app.profile import accounts
 from bench.notebook_search import PARAGRAPHS, PASSWORD, SEED, SOURCES, paragraph, vocabulary
 from tests.fakes import FakeProviders
 
@@ -40,13 +43,13 @@ def build(app, dice):
     page = notebook.create_page(user, notebook.create_topic(user, "Bench").id, "Retrieval")
     for number in range(SOURCES):
         text = "\n\n".join(paragraph(dice, words, weights) for _ in range(PARAGRAPHS))
-        study_sources.paste(user, page.id, text, f"Source {number + 1}")
+        sources.paste(user, page.id, text, f"Source {number + 1}")
     rows = db.session.execute(db.select(StudyPassage.id, StudyPassage.source_id)).all()
     model = app.config["EMBEDDINGS_MODEL"]
     db.session.execute(
         db.insert(StudyPassageVector),
         [{"passage_id": passage_id, "source_id": source_id, "model": model,
-          "vector": study_embeddings.packed([dice.gauss(0, 1) for _ in range(DIMENSIONS)])}
+          "vector": embeddings.packed([dice.gauss(0, 1) for _ in range(DIMENSIONS)])}
          for passage_id, source_id in rows],
     )  # fmt: skip
     db.session.commit()
@@ -57,7 +60,7 @@ def timed(user, page_id, questions):
     times = []
     for question in questions:
         started = time.perf_counter()
-        study_retrieval.retrieve(user, page_id, question)
+        retrieval.retrieve(user, page_id, question)
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
     return statistics.median(times), times[int(0.95 * (len(times) - 1))]

@@ -25,8 +25,11 @@ from pathlib import Path
 
 from app import create_app
 from app.extensions import db
-from app.models import StudyPassage, User
-from app.services import accounts, notebook, study_sources
+from app.notebook import services as notebook
+from app.notebook import sources
+from app.notebook.models.sources import StudyPassage
+from app.profile import accounts
+from app.profile.models import User
 
 SOURCES = 20
 PARAGRAPHS = 100
@@ -62,7 +65,7 @@ def build(app, dice):
         page = notebook.create_page(user, notebook.create_topic(user, "Bench").id, "Everything")
         for number in range(1, SOURCES + 1):
             text = "\n\n".join(paragraph(dice, words, weights) for _ in range(PARAGRAPHS))
-            study_sources.paste(user, page.id, text, title=f"Source {number}")
+            sources.paste(user, page.id, text, title=f"Source {number}")
         passages = db.session.scalar(db.select(db.func.count()).select_from(StudyPassage))
         return user.id, page.id, words, passages
 
@@ -95,7 +98,7 @@ def main():
             "test",
             SQLALCHEMY_DATABASE_URI=url,
             RATELIMIT_STORAGE_URI="memory://",
-            NOTEBOOK_SOURCE_INLINE_CHARS=study_sources.PASTE_MAX_CHARS,
+            NOTEBOOK_SOURCE_INLINE_CHARS=sources.PASTE_MAX_CHARS,
         )
         dice = random.Random(SEED)
         started = time.perf_counter()
@@ -108,7 +111,7 @@ def main():
             user = db.session.get(User, user_id)
             for number, query in enumerate(asked):
                 began = time.perf_counter()
-                hits = study_sources.search(user, page_id, query)
+                hits = sources.search(user, page_id, query)
                 if number >= options.warmup:
                     service.append(time.perf_counter() - began)
                     found.append(len(hits))

@@ -60,34 +60,23 @@ from flask_login import login_required
 from sqlalchemy import event
 
 from app import create_app, freeze_startup_objects
+from app.categories import services as categories
+from app.categories.models import Category
 from app.extensions import db
-from app.models import (
-    Category,
-    DayCloseMark,
-    DayOutcome,
-    EntryCheck,
-    Habit,
-    Outcome,
-    OwnerType,
-    Routine,
-    Task,
-    User,
-    XpDay,
-)
-from app.services import (
-    accounts,
-    categories,
-    configuration,
-    goals,
-    habits,
-    routines,
-    schedules,
-    streaks,
-    tasks,
-    widgets,
-)
-from app.services.progress import today_for
-from app.services.today import today_routine
+from app.goals import services as goals
+from app.habits import services as habits
+from app.habits.models import Habit
+from app.profile import accounts, configuration, widgets
+from app.profile.models import User
+from app.routines import schedules, streaks
+from app.routines import services as routines
+from app.routines.models.checks import DayCloseMark, EntryCheck
+from app.routines.models.history import DayOutcome, Outcome, OwnerType, XpDay
+from app.routines.models.routines import Routine
+from app.routines.today import today_routine
+from app.shared.days import today_for
+from app.tasks import services as tasks
+from app.tasks.models import Task
 
 PASSWORD = "bench horse battery staple"
 FLOOR = "GET /bench/floor"

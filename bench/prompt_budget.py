@@ -22,8 +22,8 @@ from statistics import mean
 from types import SimpleNamespace
 
 from app import create_app
-from app.agent import prompt
-from app.agent.tools import registry, toolsets
+from app.agent import registry, toolsets
+from app.assistant import prompt
 from app.llm import ChainSettings, ChatRequest, Message, build_chain
 from app.web.navigation import AREAS
 

@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app import create_app
+from app.assistant import services as assistant
 from app.extensions import db
-from app.models import User
-from app.services import accounts, assistant
+from app.profile import accounts
+from app.profile.models import User
 from bench.serving import bench_database, cpu_seconds, error_key, free_port, procfile_server, rss_kib, worker_pids
 
 SECRET = "bench-secret"

@@ -3,12 +3,18 @@
 from contextlib import contextmanager
 from datetime import date, time
 
-from app.agent import confirmations
+from app.assistant import confirmations
+from app.assistant import services as assistant
+from app.assistant.models.pending_actions import ActionState
+from app.categories import services as categories
 from app.extensions import db
-from app.models import Routine, RoutineEntry, RoutineKind, RoutineSection, User
-from app.models.ideas import CELLS
-from app.models.pending_actions import ActionState
-from app.services import assistant, categories, goals, habits, ideas, tasks
+from app.goals import services as goals
+from app.habits import services as habits
+from app.ideas import services as ideas
+from app.ideas.models import CELLS
+from app.profile.models import User
+from app.routines.models.routines import Routine, RoutineEntry, RoutineKind, RoutineSection
+from app.tasks import services as tasks
 
 TODAY = date(2026, 3, 11)  # a Wednesday
 
@@ -75,7 +81,8 @@ def a_full_board(user):
 def an_everyday_routine(user, *items, name="Every day"):
     """A timed routine holding the habits and tasks `items` (one entry each), scheduled on every
     weekday, so each entry is one of today's; returns its entries in order."""
-    from app.services import routines, schedules
+    from app.routines import schedules
+    from app.routines import services as routines
 
     entries = [{"habit_id": item.id} if isinstance(item, habits.Habit) else {"task_id": item.id} for item in items]
     routine = routines.create_timed(
@@ -88,7 +95,8 @@ def an_everyday_routine(user, *items, name="Every day"):
 def a_study_cycle(user, title="Cells", page=None):
     """A notebook page (`page`, or a new one of a new topic) studied in a cycle (an hour on
     Mondays), with one session logged by hand: {"study_page", "study_cycle", "study_session"}."""
-    from app.services import notebook, study_cycles
+    from app.notebook import services as notebook
+    from app.study_cycles import services as study_cycles
 
     page = page or notebook.create_page(user, notebook.create_topic(user, "Biology").id, title)
     week = {"name": "Exams", "days": {0: {"minutes": 60}}, "subjects": [{"page": str(page.id)}]}

@@ -12,10 +12,15 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import sqlalchemy as sa
 
-from app import create_app, daemons
+from app import create_app, daemons, domains
 from app.extensions import db, limiter
-from app.models import User
-from app.services import accounts
+from app.profile import accounts
+from app.profile.models import User
+
+# Every table and every tool, as create_app registers them: test modules read the metadata and the
+# tool registry when they are collected, before any app is built.
+domains.load("models")
+domains.load("tools")
 
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1 … under `pytest -n`; unset in one process
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from app.llm.chain import Chain, LastError, LinkState, Wake
+from app.llm.chain import EXTENSION_KEY, Chain, LastError, LinkState, Wake, current_chain
 from app.llm.cooldowns import Clock
 from app.llm.door import BudgetSpent, Model, RateBucket, model
 from app.llm.errors import (
@@ -51,8 +51,6 @@ from app.llm.settings import ChainSettings, LinkSettings, Timeouts
 
 if TYPE_CHECKING:
     from flask import Flask
-
-EXTENSION_KEY = "llm_chain"
 
 log = logging.getLogger(__name__)
 
@@ -92,14 +90,6 @@ def _serving() -> bool:
     """
     command = click.get_current_context(silent=True)
     return command is None or command.info_name == "run"
-
-
-def current_chain() -> Chain:
-    """The app's chain itself, for what sees every link (the admin page, readiness checks);
-    a feature that calls a model goes through `model(label)` instead."""
-    from flask import current_app
-
-    return current_app.extensions[EXTENSION_KEY]
 
 
 __all__ = [

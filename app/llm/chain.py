@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
+from flask import current_app
 from pydantic import BaseModel
 
 from app import daemons
@@ -531,3 +532,12 @@ def json_payload(text: str) -> str:
 
 def _median_ms(values: deque[float]) -> float | None:
     return round(statistics.median(values) * 1000, 1) if values else None
+
+
+EXTENSION_KEY = "llm_chain"  # where the app keeps its chain
+
+
+def current_chain() -> Chain:
+    """The app's chain itself, for what sees every link (the admin page, readiness checks);
+    a feature that calls a model goes through `model(label)` instead."""
+    return current_app.extensions[EXTENSION_KEY]

@@ -6,7 +6,7 @@ into `app.extensions`. The door names itself, so its calls are counted under its
 (`beyou_llm_door_calls_total{door,outcome}`) beside the chain's per-link metrics, and it may carry
 its own per-user rate bucket: a structured call spends one from it before any model is asked.
 The agent's door has none here — its budget is per turn, spent when a turn is claimed
-(app/agent/turn_budget.py), not per model round.
+(app/assistant/turn_budget.py), not per model round.
 """
 
 from __future__ import annotations
@@ -132,6 +132,6 @@ class Model:
 
 def model(label: str, *, bucket: RateBucket | None = None) -> Model:
     """The app's model, for the door named `label` (a metrics label: "agent", "briefing", ...)."""
-    from app.llm import current_chain
+    from app.llm.chain import current_chain
 
     return Model(current_chain(), label, bucket)

@@ -1,21 +1,24 @@
-"""The web layer: one blueprint per page area, plus what every response shares."""
+"""The web shell: what every page shares (the layout, navigation, rendering, refusals turned into
+responses, the input boundary, sessions, assets, the live socket) and the registration of every
+domain's blueprints, found in the domain packages (app/domains.py)."""
 
 from importlib import import_module
 
 from flask import g, request
 
 from app import domains, events
-from app.services import icons
+from app.shared import icons
 from app.web import assets, confirmations, errors, inputs, live, navigation, rendering
 from app.web.acting import acting_user, signed_in
 
 
 def init_app(app):
     assets.init_app(app)  # first registered, so its compression runs after every other header is set
-    for module in blueprint_modules():
-        app.register_blueprint(import_module(f"{__name__}.{module}").bp)
+    for blueprint in blueprints():
+        app.register_blueprint(blueprint)
     errors.init_app(app)
     inputs.init_app(app)
+    live.init_app(app)
 
     @app.context_processor
     def shell_context():
@@ -52,11 +55,18 @@ def init_app(app):
         return response
 
 
-def blueprint_modules():
-    """The modules under app/web holding a blueprint: the infrastructure's, then each built
-    domain's, as app/domains.py declares them."""
-    built = [domain.blueprint for domain in domains.DOMAINS if domain.built]
-    return [*domains.INFRASTRUCTURE_BLUEPRINTS, *built]
+SHELL_BLUEPRINTS = {
+    "privacy": "the privacy page, read before there is an account as much as after",
+    "system": "the health check for the process manager",
+    "live": "the websocket every signed-in page keeps open, carrying every domain's announcements",
+}
+"""The shell's own blueprints (modules of this package), which belong to no domain, and why."""
+
+
+def blueprints():
+    """The shell's blueprints, then each domain's, in the order of the domains."""
+    shell = [import_module(f"{__name__}.{module}").bp for module in SHELL_BLUEPRINTS]
+    return [*shell, *(blueprint for domain in domains.DOMAINS for blueprint in domains.blueprints_of(domain))]
 
 
 CONTENT_SECURITY_POLICY = "; ".join(

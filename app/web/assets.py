@@ -1,5 +1,10 @@
 """How pages and static files travel: compressed, and static files cached until they change.
 
+Static files live where what uses them lives: the shell's in static/ at the top, a domain's in
+its package's own static/ folder (app/mood/app/mood/static/css/mood.css). Like Django's static finders,
+`url_for("static", filename="css/mood.css")` names a file in whichever folder holds it, so the
+URLs are one namespace (/app/mood/static/css/mood.css) and a folder may not repeat another's name.
+
 Every `url_for("static", filename=...)` carries `v=`, the first 12 hex digits of the file's
 SHA-256. A request that names the file's current `v` is answered with a year-long, immutable
 `Cache-Control`, so moving between pages re-uses the stylesheets, scripts and icon sprite
@@ -15,12 +20,12 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-from flask import has_request_context, request, url_for
+from flask import abort, has_request_context, request, send_from_directory, url_for
 from flask_compress import Compress
 from markupsafe import Markup, escape
 from werkzeug.security import safe_join
 
-from app.services import icons
+from app.shared import icons
 
 YEAR = 365 * 24 * 60 * 60
 COMPRESSED = [
@@ -43,14 +48,23 @@ def init_app(app):
     app.config.setdefault("COMPRESS_MIN_SIZE", 1024)
     compress.init_app(app)
 
+    folders = static_folders(app)
     known = {}  # filename -> version; a running server's files only change under `flask run --debug`
 
     def current_version(filename):
         if app.debug:
-            return version_of(app.static_folder, filename)
+            return version_of(folders, filename)
         if filename not in known:
-            known[filename] = version_of(app.static_folder, filename)
+            known[filename] = version_of(folders, filename)
         return known[filename]
+
+    def serve_static(filename):
+        folder = folder_of(folders, filename)
+        if folder is None:
+            abort(404)
+        return send_from_directory(folder, filename, max_age=app.get_send_file_max_age(filename))
+
+    app.view_functions["static"] = serve_static
 
     @app.url_defaults
     def fingerprint_static(endpoint, values):
@@ -75,15 +89,31 @@ def init_app(app):
         return response
 
 
-def version_of(folder, filename):
+def static_folders(app):
+    """Where static files are looked for: the shell's static/ first, then each package's own."""
+    packages = Path(app.root_path)
+    return [
+        app.static_folder,
+        *(str(found) for found in sorted([*packages.glob("*/static"), *packages.glob("*/*/static")])),
+    ]
+
+
+def folder_of(folders, filename):
+    """The folder holding `filename`, or None."""
+    for folder in folders:
+        path = safe_join(folder, filename) if filename else None
+        if path is not None and Path(path).is_file():
+            return folder
+    return None
+
+
+def version_of(folders, filename):
     """The content version of a static file, or None when there is no such file."""
-    path = safe_join(folder, filename) if filename else None
-    if path is None:
+    folder = folder_of(folders, filename)
+    if folder is None:
         return None
-    file = Path(path)
-    if not file.is_file():
-        return None
-    stat = file.stat()
+    path = safe_join(folder, filename)
+    stat = Path(path).stat()
     return _digest(path, stat.st_mtime_ns, stat.st_size)
 
 
@@ -106,7 +136,7 @@ def icon(name, label=None):
 
 
 def entity_icon(icon_id, label=None):
-    """An entity's icon from the catalogue (app/services/icons.py): an emoji or a line icon; an
+    """An entity's icon from the catalogue (app/shared/icons.py): an emoji or a line icon; an
     unknown id shows the default."""
     emoji = icons.emoji_for(icon_id or "")
     if emoji:

@@ -13,7 +13,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from app.extensions import db
-from app.services.errors import DomainError, message_for
+from app.shared.errors import DomainError, message_for
 from app.web.rendering import is_htmx
 
 log = logging.getLogger("beyou.web")

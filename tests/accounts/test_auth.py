@@ -3,7 +3,7 @@
 import re
 
 from app.extensions import db
-from app.models import User
+from app.profile.models import User
 from tests.conftest import PASSWORD, csrf_token_from, make_user, sign_in
 
 

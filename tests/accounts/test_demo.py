@@ -6,22 +6,16 @@ in-memory SQLite the per-test cleanup leaves alone) and every test reads it.
 
 import pytest
 
+from app.categories.models import Category
 from app.extensions import db
-from app.models import (
-    Category,
-    DayOutcome,
-    Goal,
-    GoalStatus,
-    Habit,
-    Outcome,
-    OwnerType,
-    Routine,
-    RoutineKind,
-    ScheduleDay,
-    Task,
-    User,
-)
-from app.services import mood, streaks
+from app.goals.models import Goal, GoalStatus
+from app.habits.models import Habit
+from app.mood import services as mood
+from app.profile.models import User
+from app.routines import streaks
+from app.routines.models.history import DayOutcome, Outcome, OwnerType
+from app.routines.models.routines import Routine, RoutineKind, ScheduleDay
+from app.tasks.models import Task
 from tests.conftest import sign_in, standalone_app
 
 

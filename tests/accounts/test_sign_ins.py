@@ -5,7 +5,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from app.extensions import db
-from app.models import UserSession
+from app.profile.models import UserSession
 from tests.conftest import PASSWORD, csrf_token_from, make_user, sign_in
 
 

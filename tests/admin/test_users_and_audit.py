@@ -5,12 +5,16 @@ from datetime import timedelta
 
 import pytest
 
+from app.admin import services as accounts_admin
+from app.admin.models import AdminAuditEntry
+from app.assistant import services as assistant
+from app.categories import services as categories
 from app.extensions import db
-from app.models import AdminAuditEntry, User
-from app.models.base import utcnow
-from app.services import admin as accounts_admin
-from app.services import assistant, categories, feedback, habits
-from app.services.errors import Forbidden
+from app.feedback import services as feedback
+from app.habits import services as habits
+from app.profile.models import User
+from app.shared.errors import Forbidden
+from app.shared.models import utcnow
 from tests.conftest import csrf_token_from, make_user, sign_in
 
 ADMIN_PAGES = ("/admin/", "/admin/users", "/admin/audit", "/admin/llm", "/admin/feedback", "/admin/metrics")

@@ -9,8 +9,8 @@ import uuid
 import pytest
 
 from app import create_app
+from app.assistant.models.chats import Turn, TurnStatus
 from app.extensions import db, limiter
-from app.models.agent import Turn, TurnStatus
 from tests.conftest import TEST_DATABASE_URL, TEST_REDIS_URL, csrf_token_from, make_user, sign_in
 from tests.fakes import FakeProviders, Reply
 

@@ -9,11 +9,11 @@ from contextlib import contextmanager
 
 from werkzeug.serving import WSGIRequestHandler, make_server
 
-from app.agent.stream import _client_gone
+from app.assistant import services as assistant
+from app.assistant.models.chats import Turn, TurnStatus
+from app.assistant.stream import _client_gone
 from app.extensions import db
-from app.models import User
-from app.models.agent import Turn, TurnStatus
-from app.services import assistant
+from app.profile.models import User
 from tests.assistant.conftest import AgentClient, Reply, make_user, turn_id_in, wait_for_turn
 
 

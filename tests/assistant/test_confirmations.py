@@ -13,12 +13,13 @@ from datetime import timedelta
 
 import pytest
 
-from app.agent import prompt
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import pending_actions, prompt
+from app.assistant.models.pending_actions import ActionState, PendingAction
 from app.extensions import db
-from app.models import Goal, GoalStatus, Habit, User
-from app.models.pending_actions import ActionState, PendingAction
-from app.services import pending_actions
+from app.goals.models import Goal, GoalStatus
+from app.habits.models import Habit
+from app.profile.models import User
 from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.builders import a_category, a_goal, a_habit, an_everyday_routine, as_user, put_in_routine
 from tests.fakes.script import FakeCall
@@ -378,7 +379,7 @@ def test_a_goal_completion_awaits_the_click_and_xp_moves_only_then(ana, fake, ag
 
 
 def test_completing_a_goal_already_completed_needs_no_card(ana, fake, agent_app):
-    from app.services import goals
+    from app.goals import services as goals
 
     with as_user(agent_app, user_id_of(agent_app)) as user:
         goals.complete(user, a_goal(user, "Read 12 books").id, done=True)

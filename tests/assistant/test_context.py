@@ -6,11 +6,11 @@ import uuid
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from app.agent import prompt
+from app.assistant import prompt
+from app.assistant import services as assistant
+from app.assistant.models.chats import Chat, ChatMessage
 from app.extensions import db
-from app.models import User
-from app.models.agent import Chat, ChatMessage
-from app.services import assistant
+from app.profile.models import User
 from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.fakes.script import FakeCall
 
@@ -220,7 +220,7 @@ def test_a_first_message_without_a_chat_creates_one_titled_from_it(ana, fake, ag
 
 
 def test_a_write_tool_in_a_turn_announces_its_domain_and_links_its_page(ana, fake, agent_app):
-    from app.services import categories
+    from app.categories import services as categories
 
     with agent_app.app_context():
         categories.create(db.session.scalar(db.select(User)), name="Health", icon="heart")
@@ -240,7 +240,7 @@ def test_a_write_tool_in_a_turn_announces_its_domain_and_links_its_page(ana, fak
 
 
 def test_the_export_carries_the_chats_and_both_notes(ana, fake, agent_app):
-    from app.services import configuration
+    from app.profile import configuration
 
     chat_id = ana.new_chat()
     ana.stream(ana.send_ok(chat_id, "hello there"))
@@ -256,7 +256,7 @@ def test_the_export_carries_the_chats_and_both_notes(ana, fake, agent_app):
 
 
 def test_deleting_the_account_takes_the_chats_with_it(ana, fake, agent_app):
-    from app.services import configuration
+    from app.profile import configuration
     from tests.conftest import PASSWORD
 
     ana.stream(ana.send_ok(ana.new_chat(), "hello"))

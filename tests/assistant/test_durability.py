@@ -12,11 +12,14 @@ from html import unescape
 import pytest
 from sqlalchemy import event, update
 
-from app.agent import runner
+from app.assistant import runner
+from app.assistant import services as assistant
+from app.assistant.models.chats import ChatMessage, Ending, Turn, TurnStatus
 from app.extensions import db
-from app.models import User
-from app.models.agent import ChatMessage, Ending, Turn, TurnStatus
-from app.services import assistant, configuration, routines, tasks
+from app.profile import configuration
+from app.profile.models import User
+from app.routines import services as routines
+from app.tasks import services as tasks
 from tests.assistant.conftest import AgentClient, make_user, wait_for_turn
 from tests.conftest import TEST_DATABASE_URL
 from tests.fakes import Reply

@@ -9,8 +9,8 @@ from html import unescape
 from prometheus_client import REGISTRY
 from werkzeug.serving import make_server
 
+from app.assistant.models.chats import Chat, ChatMessage, Ending, Turn
 from app.extensions import db
-from app.models.agent import Chat, ChatMessage, Ending, Turn
 from tests.assistant.conftest import AgentClient, Reply, make_user, turn_id_in, wait_for_turn
 
 
@@ -145,7 +145,7 @@ def test_a_dead_client_in_a_silent_pause_frees_its_slot_and_the_turn_is_still_sa
 
 
 def ana_user_id(app):
-    from app.models import User
+    from app.profile.models import User
 
     with app.app_context():
         return db.session.scalar(db.select(User.id).where(User.email == "ana@example.com"))

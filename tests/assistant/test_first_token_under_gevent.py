@@ -18,9 +18,10 @@ monkey.patch_all()
 import json, os, sys, tempfile
 import gevent
 from app import create_app
-from app.agent import runner
+from app.assistant import runner
 from app.extensions import db
-from app.services import accounts, assistant
+from app.assistant import services as assistant
+from app.profile import accounts
 from tests.assistant.conftest import chain_env
 from tests.fakes import FakeProviders, Reply
 

@@ -8,9 +8,9 @@ import uuid
 
 from sqlalchemy import event
 
+from app.assistant import services as assistant
 from app.extensions import db
 from app.llm.chain import WAITING_EVERY_WITH_WAKE
-from app.services import assistant
 from tests.assistant.conftest import AgentClient, make_user, wait_for_turn
 from tests.fakes import Reply
 

@@ -1,6 +1,6 @@
 """What the model writes is rendered from Markdown and sanitised: no raw HTML, nothing remote."""
 
-from app.agent.markdown import render
+from app.web.markdown import render
 
 
 def test_raw_html_from_the_model_is_shown_as_text_never_run():

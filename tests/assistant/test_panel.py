@@ -4,10 +4,10 @@ when an answer fails, where the message the user typed now is."""
 import re
 from html import unescape
 
+from app.assistant.models.chats import ChatMessage, Ending
 from app.extensions import db
 from app.llm.settings import NOT_CONFIGURED_HINT
-from app.models.agent import ChatMessage, Ending
-from app.services import accounts
+from app.profile import accounts
 from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.fakes.script import FakeCall
 

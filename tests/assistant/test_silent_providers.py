@@ -6,7 +6,7 @@ import time
 import pytest
 
 from app.extensions import db
-from app.models import Task
+from app.tasks.models import Task
 from tests.assistant.conftest import AgentClient, Reply, chain_env, make_user, wait_for_turn
 from tests.fakes.script import FakeCall
 

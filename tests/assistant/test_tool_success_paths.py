@@ -14,42 +14,35 @@ from datetime import date, timedelta
 import pytest
 
 from app import events
-from app.agent import confirmations
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import confirmations, tool_calls
+from app.assistant import services as assistant
+from app.assistant.models.chats import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
+from app.categories import services as categories
+from app.categories.models import Category
 from app.extensions import db
-from app.models import (
-    Category,
-    Feedback,
-    Goal,
-    GoalStatus,
-    Habit,
-    MicroTask,
-    PageBlock,
-    PinnedStep,
-    QuickNote,
-    Routine,
-    RoutineKind,
-    StudyCardDraft,
-    Task,
-    User,
-)
-from app.models.agent import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
-from app.models.mood import MoodEntry
-from app.models.study_board import StudyConnection, StudyNode
-from app.services import (
-    assistant,
-    categories,
-    focus,
-    goals,
-    habits,
-    ideas,
-    notebook,
-    routines,
-    schedules,
-    study_board,
-    study_cycles,
-    tasks,
-)
+from app.feedback.models import Feedback
+from app.focus import services as focus
+from app.focus.models import MicroTask, PinnedStep
+from app.goals import services as goals
+from app.goals.models import Goal, GoalStatus
+from app.habits import services as habits
+from app.habits.models import Habit
+from app.ideas import services as ideas
+from app.ideas.models import QuickNote
+from app.mood.models import MoodEntry
+from app.notebook import boards
+from app.notebook import services as notebook
+from app.notebook.ai.models.studio import StudyCardDraft
+from app.notebook.models.board import StudyConnection, StudyNode
+from app.notebook.models.pages import PageBlock
+from app.profile.models import User
+from app.routines import schedules
+from app.routines import services as routines
+from app.routines.models.routines import Routine, RoutineKind
+from app.study_cycles import services as study_cycles
+from app.tasks import services as tasks
+from app.tasks.models import Task
 from tests.assistant.conftest import Reply
 from tests.builders import a_study_cycle
 from tests.conftest import make_user
@@ -78,8 +71,8 @@ def a_life(user):
     warm_up, _steps = focus.add(user, mornings.sections[0].entries[0].id, "Warm up")
     cool_down, _steps = focus.add(user, mornings.sections[0].entries[0].id, "Cool down")
     cells = notebook.create_page(user, notebook.create_topic(user, "Biology").id, "Cells")
-    cell, tissue, organ = (study_board.add_node(user, cells.id, title) for title in ("Cell", "Tissue", "Organ"))
-    study_board.connect(user, cells.id, cell.id, tissue.id)
+    cell, tissue, organ = (boards.add_node(user, cells.id, title) for title in ("Cell", "Tissue", "Organ"))
+    boards.connect(user, cells.id, cell.id, tissue.id)
     return {
         "cells": cells, "cell": cell, "tissue": tissue, "organ": organ,
         "health": health, "spare_category": spare_category, "run": run, "stretch": stretch,
@@ -523,14 +516,14 @@ def ana(app, app_context):
 
 
 def run(user, life, name, arguments):
-    return registry.run(registry.ToolContext(user=user, chat=life["chat"], page="/goals"), name, arguments)
+    return tool_calls.run(registry.ToolContext(user=user, chat=life["chat"], page="/goals"), name, arguments)
 
 
 def test_every_registered_tool_has_a_success_case():
     assert sorted(registry.REGISTRY) == sorted(CASES)
 
 
-# The tools that ask the study door (app/services/study_ai.py), and the answer the wire fake gives it.
+# The tools that ask the study door (app/notebook/ai/services.py), and the answer the wire fake gives it.
 STUDY_DOOR = {
     "generateStudyCards": {
         "supported": True,

@@ -11,20 +11,19 @@ import pytest
 from prometheus_client import REGISTRY
 
 from app import domains, events
-from app.agent.tools import registry, toolsets
+from app.agent import registry, toolsets
+from app.assistant import tool_calls
+from app.categories import services as categories
 from app.extensions import db
-from app.models import User
-from app.services import (
-    categories,
-    focus,
-    goals,
-    habits,
-    notebook,
-    routines,
-    schedules,
-    study_board,
-    tasks,
-)
+from app.focus import services as focus
+from app.goals import services as goals
+from app.habits import services as habits
+from app.notebook import boards
+from app.notebook import services as notebook
+from app.profile.models import User
+from app.routines import schedules
+from app.routines import services as routines
+from app.tasks import services as tasks
 from tests.builders import a_chat, a_study_cycle, confirmed
 from tests.conftest import make_user
 
@@ -36,7 +35,7 @@ def context(user):
 
 
 def run(user, tool_name, **arguments):
-    return registry.run(context(user), tool_name, arguments)
+    return tool_calls.run(context(user), tool_name, arguments)
 
 
 def build_a_life(user):
@@ -57,8 +56,8 @@ def build_a_life(user):
     section = routine.sections[0]
     micro_task, _steps = focus.add(user, section.entries[0].id, "Warm up")
     study_page = notebook.create_page(user, notebook.create_topic(user, "Biology").id, "Cells")
-    node, other_node = (study_board.add_node(user, study_page.id, title) for title in ("Cell", "Tissue"))
-    study_board.connect(user, study_page.id, node.id, other_node.id)
+    node, other_node = (boards.add_node(user, study_page.id, title) for title in ("Cell", "Tissue"))
+    boards.connect(user, study_page.id, node.id, other_node.id)
     return {
         "category": category, "habit": habit, "task": task, "goal": child, "parent": parent,
         "routine": routine, "section": section, "entry": section.entries[0], "micro_task": micro_task,
@@ -212,8 +211,8 @@ def test_another_users_ids_are_answered_exactly_like_unknown_ids(app, app_contex
     ana = db.session.get(User, make_user(app))
     bruno = db.session.get(User, make_user(app, email="bruno@example.com", name="Bruno"))
     arguments = foreign_arguments(name, build_a_life(bruno))
-    foreign = registry.run(context(ana), name, arguments)
-    unknown = registry.run(context(ana), name, unknown_arguments(arguments))
+    foreign = tool_calls.run(context(ana), name, arguments)
+    unknown = tool_calls.run(context(ana), name, unknown_arguments(arguments))
     assert foreign.error_key is not None, f"{name} acted on another user's row"
     assert shape(foreign) == shape(unknown)
     assert "Bruno" not in foreign.as_model_content and "Taken" not in foreign.as_model_content
@@ -255,18 +254,15 @@ def test_every_registered_tool_is_in_the_design_document():
     assert set(registry.REGISTRY) - catalogued == {toolsets.DISCOVERY}  # the way to the others, not a feature
 
 
-# Tools of a built domain that arrive with a later part of it, and which part.
+# Tools of a domain that arrive with a later part of it, and which part.
 STILL_TO_COME = {}
 
 
 @pytest.mark.parametrize("heading", CATALOGUE)
 def test_every_tool_of_the_design_document_is_registered(heading):
-    """A built domain has every tool of its catalogue row, but those STILL_TO_COME names; a
-    domain not built yet is reported with the tools it still lacks (a skip, listed by `-ra`)."""
-    (domain,) = [domain for domain in domains.DOMAINS if heading in domain.catalogue]
+    """Every domain has every tool of its catalogue row, but those STILL_TO_COME names."""
+    assert [domain for domain in domains.DOMAINS if heading in domain.catalogue]
     missing = [name for name in CATALOGUE[heading] if name not in registry.REGISTRY]
-    if not domain.built:
-        pytest.skip(f"{heading} ({domain.name}) is not built yet; still missing: {', '.join(missing)}")
     assert missing == [name for name in CATALOGUE[heading] if name in STILL_TO_COME]
 
 

@@ -1,10 +1,10 @@
-"""Which tool specs each model round carries (app/agent/tools/toolsets.py): the core and the page's
+"""Which tool specs each model round carries (app/agent/toolsets.py): the core and the page's
 toolsets first, any other toolset one `openToolsets` call away — from every page, for every tool —
 and an opened toolset stays for the rest of the turn."""
 
 import pytest
 
-from app.agent.tools import registry, toolsets
+from app.agent import registry, toolsets
 from app.domains import BY_NAME, Elsewhere
 from app.web.navigation import AREAS
 from tests.assistant.conftest import AgentClient, Reply, make_user

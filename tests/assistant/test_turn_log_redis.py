@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from app.agent.turn_log import RedisTurnLog
+from app.assistant.turn_log import RedisTurnLog
 from tests.assistant.conftest import AgentClient, Reply, chain_env, make_user, read_events, wait_for_turn
 from tests.conftest import TEST_REDIS_URL
 

@@ -1,7 +1,7 @@
 """A turn, end to end: posted, watched, streamed, saved — and watched again without a second call."""
 
+from app.assistant.models.chats import ChatMessage, Ending
 from app.extensions import db
-from app.models.agent import ChatMessage, Ending
 from tests.assistant.conftest import Reply, wait_for_turn
 
 

@@ -19,9 +19,9 @@ from types import SimpleNamespace
 import pytest
 import requests
 
+from app.assistant.models.chats import ChatMessage, Ending, Turn, TurnStatus
 from app.extensions import db
-from app.models import Task
-from app.models.agent import ChatMessage, Ending, Turn, TurnStatus
+from app.tasks.models import Task
 from tests.assistant.conftest import make_user, parse_frame, wait_for_turn
 from tests.conftest import PASSWORD, TEST_DATABASE_URL, TEST_REDIS_URL
 from tests.fakes import Reply

@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
+from app.dashboard.models import BriefingStatus, DailyBriefing
 from app.extensions import db
-from app.models import DailyBriefing, User
-from app.models.briefing import BriefingStatus
-from app.models.history import DayOutcome, Outcome, OwnerType
-from app.services.progress import today_for
+from app.profile.models import User
+from app.routines.models.history import DayOutcome, Outcome, OwnerType
+from app.shared.days import today_for
 from tests.assistant.conftest import agent_app, agent_db_url, fake, fake_providers, make_agent_app
 
 __all__ = ["agent_app", "agent_db_url", "fake", "fake_providers", "make_agent_app"]

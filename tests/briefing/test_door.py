@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 import pytest
 from prometheus_client import REGISTRY
 
+from app.dashboard import briefing
+from app.dashboard.models import DailyBriefing
 from app.extensions import db
-from app.models import DailyBriefing
-from app.services import briefing, day_close
+from app.routines import day_close
 from tests.assistant.conftest import AgentClient, Reply
 from tests.briefing.conftest import outcomes, the_user
 from tests.builders import a_habit

@@ -4,8 +4,10 @@ the same rows always give the same facts, and the model receives them settled.""
 import json
 from datetime import timedelta
 
-from app.services import briefing, goals, mood
-from app.services.progress import today_for
+from app.dashboard import briefing
+from app.goals import services as goals
+from app.mood import services as mood
+from app.shared.days import today_for
 from tests.briefing.conftest import outcomes
 from tests.builders import a_habit, a_task
 

@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.models import User
-from app.services import accounts, configuration
+from app.profile import accounts, configuration
+from app.profile.models import User
 from tests.browser.conftest import serve, sign_in
 from tests.builders import a_habit, an_everyday_routine
 

@@ -5,8 +5,9 @@ import pytest
 from playwright.sync_api import expect
 
 from app import create_app
+from app.categories import services as categories
 from app.extensions import db
-from app.services import accounts, categories, configuration
+from app.profile import accounts, configuration
 from tests.browser.conftest import serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply

@@ -10,9 +10,9 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.models.history import DayOutcome, Outcome, OwnerType
-from app.services import accounts, configuration
-from app.services.progress import today_for
+from app.profile import accounts, configuration
+from app.routines.models.history import DayOutcome, Outcome, OwnerType
+from app.shared.days import today_for
 from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.builders import a_habit

@@ -116,7 +116,7 @@ def _create_and_schedule_routine(page, live_server):
     today = page.get_by_test_id("today-card")
     expect(today.get_by_role("heading", name=ROUTINE)).to_be_visible()
     expect(today.get_by_test_id("entry")).to_contain_text(HABIT)
-    # The header's summary has no refresh trigger (templates/routines/page.html): it only
+    # The header's summary has no refresh trigger (app/routines/templates/routines/page.html): it only
     # catches up on a reload.
     page.reload()
     expect(page.get_by_test_id("routines-summary")).to_have_text("1 routine · 7 active days")

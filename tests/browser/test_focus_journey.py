@@ -11,8 +11,9 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.models import TimerCycle, User
-from app.services import accounts, configuration
+from app.focus.models import TimerCycle
+from app.profile import accounts, configuration
+from app.profile.models import User
 from tests.browser.conftest import serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.builders import a_habit, a_task, an_everyday_routine

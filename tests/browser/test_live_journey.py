@@ -8,8 +8,12 @@ import pytest
 from playwright.sync_api import expect
 
 from app import create_app
+from app.categories import services as categories
 from app.extensions import db
-from app.services import accounts, categories, configuration, habits, routines, schedules
+from app.habits import services as habits
+from app.profile import accounts, configuration
+from app.routines import schedules
+from app.routines import services as routines
 from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply

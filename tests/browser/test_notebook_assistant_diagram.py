@@ -7,8 +7,8 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.models import PageBlock
-from app.services import accounts, configuration
+from app.notebook.models.pages import PageBlock
+from app.profile import accounts, configuration
 from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply

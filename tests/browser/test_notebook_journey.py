@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.services import accounts, configuration
+from app.profile import accounts, configuration
 from tests.browser.conftest import serve
 from tests.browser.conftest import sign_in as signed_in_as
 

@@ -11,8 +11,10 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.models import PageBlock, User
-from app.services import configuration, notebook
+from app.notebook import services as notebook
+from app.notebook.models.pages import PageBlock
+from app.profile import configuration
+from app.profile.models import User
 from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply

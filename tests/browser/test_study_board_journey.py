@@ -8,7 +8,8 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.services import accounts, configuration, notebook
+from app.notebook import services as notebook
+from app.profile import accounts, configuration
 from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply

@@ -10,7 +10,9 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from app.services import accounts, configuration, notebook, study_sources
+from app.notebook import services as notebook
+from app.notebook import sources
+from app.profile import accounts, configuration
 from tests.browser.conftest import mistral_at, serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.fakes import FakeProviders, Reply
@@ -72,7 +74,7 @@ def studio_server(tmp_path_factory, fake):
             configuration.update(user, tutorial_done=True)
             page = notebook.create_page(user, notebook.create_topic(user, "Biology").id, title)
             notebook.add_note(user, page.id, NOTE)
-            study_sources.paste(user, page.id, SOURCE, title="Cell biology")
+            sources.paste(user, page.id, SOURCE, title="Cell biology")
             pages[email] = page.id
     with serve(app) as base_url:
         yield base_url, pages

@@ -12,8 +12,8 @@ import pytest
 from babel.dates import format_date
 
 from app.extensions import db
-from app.models import User
-from app.services import icons
+from app.profile.models import User
+from app.shared import icons
 from app.web.navigation import AREAS
 from tests.builders import a_category, a_goal, a_habit, a_task, as_user, put_in_routine
 from tests.conftest import make_user, sign_in

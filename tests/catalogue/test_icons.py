@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from app.services import icons
+from app.shared import icons
 
 SPRITE = Path(__file__).resolve().parents[2] / "static" / "vendor" / "feather-sprite-4.29.2.svg"
 

@@ -6,8 +6,12 @@ import re
 
 import pytest
 
+from app.categories.models import Category
 from app.extensions import db
-from app.models import Category, Feedback, Goal, Habit, User
+from app.feedback.models import Feedback
+from app.goals.models import Goal
+from app.habits.models import Habit
+from app.profile.models import User
 from tests.builders import a_category, a_goal, a_habit, as_user, put_in_routine
 from tests.conftest import PASSWORD
 
@@ -265,7 +269,7 @@ def test_feedback_is_sent_and_thanked_for(app, signed_in, user_id):
 
 def test_the_feedback_inbox_is_for_admins_only(app, signed_in, other_signed_in, other_user_id, user_id):
     with as_user(app, user_id) as ana:
-        from app.services import feedback
+        from app.feedback import services as feedback
 
         item_id = feedback.submit(ana, "BUG", "The chart is empty").id
     assert signed_in.get("/admin/feedback").status_code == 403

@@ -6,10 +6,15 @@ import re
 
 import pytest
 
-from app.agent.tools import registry
-from app.services import categories, configuration, goals, habits, tasks
-from app.services.errors import NotFound
-from app.web.catalogue import PAGE_SIZE
+from app.agent import registry
+from app.assistant import tool_calls
+from app.catalogue.dialogs import PAGE_SIZE
+from app.categories import services as categories
+from app.goals import services as goals
+from app.habits import services as habits
+from app.profile import configuration
+from app.shared.errors import NotFound
+from app.tasks import services as tasks
 from tests.builders import a_category, a_goal, a_habit, a_task, as_user
 
 HTMX = {"HX-Request": "true"}
@@ -88,9 +93,9 @@ def test_export_tools_and_edit_form_read_a_row_as_its_as_data(app, signed_in, us
     row_id = arrange(app, user_id, area, name="One shape", description="Said once")
     with as_user(app, user_id) as ana:
         data = service.as_data(service.get(ana, row_id))
-        exported = getattr(configuration, f"export_{area}")(ana)
+        exported = configuration.export_sections()[area](ana)
         tool_name = f"getUser{area.capitalize()}"
-        listed = registry.run(registry.ToolContext(user=ana, chat=None), tool_name, {}).result["items"]
+        listed = tool_calls.run(registry.ToolContext(user=ana, chat=None), tool_name, {}).result["items"]
     form = signed_in.get(f"/{area}/{row_id}/edit", headers=HTMX).text
 
     assert [row for row in exported if row["id"] == str(row_id)] == [data]

@@ -2,11 +2,12 @@
 
 import pytest
 
+from app.categories import services as categories
+from app.categories.models import Category
 from app.extensions import db
-from app.models import Category, XpDay
-from app.models.history import OwnerType
-from app.services import categories, progress
-from app.services.errors import Conflict, Invalid, NotFound
+from app.routines import xp
+from app.routines.models.history import OwnerType, XpDay
+from app.shared.errors import Conflict, Invalid, NotFound
 from tests.builders import a_category, a_goal, a_habit, a_task
 
 
@@ -102,7 +103,7 @@ def test_a_category_in_use_is_refused_naming_where(ana):
 
 def test_deleting_a_category_removes_its_xp_history(ana):
     health = a_category(ana)
-    progress.grant(ana, 30, [health])
+    xp.grant(ana, 30, [health])
     db.session.commit()
     categories.delete(ana, health.id)
     remaining = db.session.scalars(db.select(XpDay.owner_type)).all()

@@ -6,12 +6,17 @@ from datetime import date
 import pytest
 import sqlalchemy as sa
 
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import tool_calls
 from app.extensions import db
-from app.models import DayOutcome, ScheduleDay, User
-from app.models.history import Outcome, OwnerType
-from app.services import configuration, feedback, goals, progress
-from app.services.errors import Invalid
+from app.feedback import services as feedback
+from app.goals import services as goals
+from app.profile import configuration
+from app.profile.models import User
+from app.routines import xp
+from app.routines.models.history import DayOutcome, Outcome, OwnerType
+from app.routines.models.routines import ScheduleDay
+from app.shared.errors import Invalid
 from tests.builders import a_category, a_goal, a_habit, a_task, put_in_routine
 from tests.conftest import PASSWORD
 
@@ -186,7 +191,7 @@ def _fill(user):
             user_id=user.id, owner_type=OwnerType.HABIT, owner_id=habit.id, day=date(2026, 3, 1), outcome=Outcome.DONE
         )
     )
-    progress.grant(user, 10, [habit, health, routine])
+    xp.grant(user, 10, [habit, health, routine])
     db.session.commit()
     feedback.submit(user, "OTHER", "Lovely app", "/habits")
 
@@ -214,7 +219,7 @@ def test_the_export_reads_routines_and_settings_as_the_assistant_does(ana):
     put_in_routine(ana, a_habit(ana, name="Stretch"))
     exported = configuration.export(ana)
     context = registry.ToolContext(user=ana, chat=None)
-    told = registry.run(context, "getUserRoutines", {}).result["routines"]
+    told = tool_calls.run(context, "getUserRoutines", {}).result["routines"]
     assert exported["routines"] == told and told[0]["sections"][0]["entries"][0]["name"] == "Stretch"
-    settings = registry.run(context, "getUserConfiguration", {}).result["configuration"]
+    settings = tool_calls.run(context, "getUserConfiguration", {}).result["configuration"]
     assert {key: exported["profile"][key] for key in settings} == settings

@@ -3,9 +3,9 @@
 import pytest
 
 from app.extensions import db
-from app.models import Feedback, FeedbackStatus
-from app.services import feedback
-from app.services.errors import Forbidden, Invalid, NotFound
+from app.feedback import services as feedback
+from app.feedback.models import Feedback, FeedbackStatus
+from app.shared.errors import Forbidden, Invalid, NotFound
 
 
 @pytest.fixture

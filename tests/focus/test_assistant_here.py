@@ -5,7 +5,8 @@ tool call that forgets the entry is refused with that entry named, so the model 
 import json
 
 from app.extensions import db
-from app.models import MicroTask, User
+from app.focus.models import MicroTask
+from app.profile.models import User
 from tests.assistant.conftest import (
     AgentClient,
     Reply,

@@ -1,6 +1,7 @@
 """The demo account opens Focus mode on a day that already has steps, some pinned, some done."""
 
-from app.services import demo, focus
+from app import demo
+from app.focus import services as focus
 
 
 def test_the_demo_s_entries_of_today_have_steps_with_pinned_ones(ana):

@@ -7,9 +7,11 @@ import uuid
 import pytest
 
 from app.extensions import db
-from app.models import MicroTask, PinnedStep, TimerCycle
-from app.services import configuration, focus, routines
-from app.services.errors import Invalid
+from app.focus import services as focus
+from app.focus.models import MicroTask, PinnedStep, TimerCycle
+from app.profile import configuration
+from app.routines import services as routines
+from app.shared.errors import Invalid
 from tests.conftest import PASSWORD
 
 

@@ -7,9 +7,11 @@ import uuid
 import pytest
 
 from app.extensions import db
-from app.models import MicroTask, TimerCycle
-from app.services import focus, routines, schedules
-from app.services.progress import today_for
+from app.focus import services as focus
+from app.focus.models import MicroTask, TimerCycle
+from app.routines import schedules
+from app.routines import services as routines
+from app.shared.days import today_for
 from tests.builders import a_habit, a_task, an_everyday_routine, as_user
 
 HTMX = {"HX-Request": "true"}

@@ -7,10 +7,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.extensions import db
-from app.models import MicroTask, PinnedStep, TimerCycle
-from app.services import focus, routines, schedules
-from app.services.errors import Invalid, NotFound
-from app.services.progress import today_for
+from app.focus import services as focus
+from app.focus.models import MicroTask, PinnedStep, TimerCycle
+from app.routines import schedules
+from app.routines import services as routines
+from app.shared.days import today_for
+from app.shared.errors import Invalid, NotFound
 from tests.builders import a_habit, an_everyday_routine
 
 

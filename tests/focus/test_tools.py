@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-import app.agent.tools as tool_package
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import tool_calls
 from app.extensions import db
-from app.models import MicroTask, PinnedStep, TimerCycle
-from app.services import focus
+from app.focus import services as focus
+from app.focus.models import MicroTask, PinnedStep, TimerCycle
 from tests.builders import a_chat, a_habit, an_everyday_routine, confirmed
 
 APP = Path(__file__).resolve().parents[2] / "app"
@@ -22,7 +22,7 @@ APP = Path(__file__).resolve().parents[2] / "app"
 
 def run(user, name, focus_entry_id=None, **arguments):
     context = registry.ToolContext(user=user, chat=a_chat(user), page="/focus", focus_entry_id=focus_entry_id)
-    return registry.run(context, name, arguments)
+    return tool_calls.run(context, name, arguments)
 
 
 def test_the_tools_walk_a_focus_session(ana, entry):
@@ -107,11 +107,10 @@ def test_only_the_timer_s_route_records_a_cycle():
         for path in APP.rglob("*.py")
         if re.search(r"record_cycle\(|(?<!class )TimerCycle\(", path.read_text())
     }
-    assert callers == {"services/focus.py", "web/focus.py"}
+    assert callers == {"focus/services.py", "focus/routes.py"}
     for module in {inspect.getmodule(tool.handler) for tool in registry.REGISTRY.values()}:
         source = inspect.getsource(module)
         assert "record_cycle" not in source and "TimerCycle" not in source, module.__name__
-    assert Path(tool_package.__file__).parent == APP / "agent" / "tools"
 
 
 def test_running_every_focus_tool_never_writes_a_timer_cycle(app, ana, entry):

@@ -1,6 +1,6 @@
 """Several requests completing one goal at once on PostgreSQL pay its XP once.
 
-`goals.complete` holds the account's row (app.services.progress.lock_account) before it reads
+`goals.complete` holds the account's row (app.routines.xp.lock_account) before it reads
 the goal, so the second request sees the goal already completed and changes nothing. SQLite
 lets one writer in at a time anyway, so the test needs BEYOU_TEST_DATABASE_URL.
 """
@@ -11,8 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from app.extensions import db
-from app.models import Goal, User, XpDay
-from app.services import goals
+from app.goals import services as goals
+from app.goals.models import Goal
+from app.profile.models import User
+from app.routines.models.history import XpDay
 from tests.builders import a_category, a_goal, as_user
 from tests.conftest import TEST_DATABASE_URL
 

@@ -11,12 +11,13 @@ import sqlalchemy as sa
 from flask_migrate import upgrade
 
 from app import create_app
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import tool_calls
 from app.extensions import db
-from app.models import Goal
-from app.services import goals
-from app.services.errors import Invalid
-from app.services.values import NUMBER_MAX
+from app.goals import services as goals
+from app.goals.models import Goal
+from app.shared.errors import Invalid
+from app.shared.values import NUMBER_MAX
 from tests.builders import a_goal
 
 
@@ -75,13 +76,13 @@ def test_increases_stop_at_the_bound_instead_of_reaching_infinity(ana):
 
 def test_the_goal_tools_follow_the_same_bound(ana):
     context = registry.ToolContext(user=ana, chat=None)
-    created = registry.run(context, "createUserGoal", {"name": "Huge", "target_value": 10, "unit": "x",
+    created = tool_calls.run(context, "createUserGoal", {"name": "Huge", "target_value": 10, "unit": "x",
                                                        "current_value": 1e308, "start_date": "2026-01-01",
                                                        "end_date": "2026-12-31"})  # fmt: skip
     assert created.error_key == "INVALID_INPUT"
     assert created.result["details"] == {"current_value": "Use a number no larger than 1,000,000,000,000."}
     goal = a_goal(ana)
-    increased = registry.run(context, "increaseUserGoalValue", {"ref": str(goal.id), "value": 1e308})
+    increased = tool_calls.run(context, "increaseUserGoalValue", {"ref": str(goal.id), "value": 1e308})
     assert increased.error_key == "INVALID_INPUT"
 
 

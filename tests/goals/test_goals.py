@@ -6,9 +6,10 @@ from datetime import date, timedelta
 import pytest
 
 from app.extensions import db
-from app.models import Goal, GoalStatus, XpDay
-from app.services import goals
-from app.services.errors import Invalid, NotFound
+from app.goals import services as goals
+from app.goals.models import Goal, GoalStatus
+from app.routines.models.history import XpDay
+from app.shared.errors import Invalid, NotFound
 from tests.builders import TODAY, a_category, a_goal
 
 

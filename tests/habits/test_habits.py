@@ -5,10 +5,11 @@ from datetime import date
 import pytest
 
 from app.extensions import db
-from app.models import DayOutcome, Habit, XpDay
-from app.models.history import Outcome, OwnerType
-from app.services import habits, progress
-from app.services.errors import Conflict, Invalid
+from app.habits import services as habits
+from app.habits.models import Habit
+from app.routines import xp
+from app.routines.models.history import DayOutcome, Outcome, OwnerType, XpDay
+from app.shared.errors import Conflict, Invalid
 from tests.builders import a_category, a_habit, put_in_routine
 
 
@@ -119,7 +120,7 @@ def test_a_habit_in_a_routine_cannot_be_deleted_and_the_refusal_names_the_routin
 def test_deleting_a_habit_removes_its_outcomes_and_xp_history(ana):
     habit = a_habit(ana)
     category = habit.categories[0]
-    progress.grant(ana, 20, [habit, category])
+    xp.grant(ana, 20, [habit, category])
     db.session.add(
         DayOutcome(
             user_id=ana.id, owner_type=OwnerType.HABIT, owner_id=habit.id, day=date(2026, 3, 1), outcome=Outcome.DONE

@@ -2,7 +2,7 @@
 own, filling the board from the first cell with no hole — and none gets a 500.
 
 Each create reads the free cells and inserts; two that read the same free cell collide on the
-unique (owner, cell) pair, and the loser retries the next free one (app.services.ideas._placed).
+unique (owner, cell) pair, and the loser retries the next free one (app.ideas.services._placed).
 SQLite lets one writer in at a time, so the race needs BEYOU_TEST_DATABASE_URL.
 """
 
@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from app.extensions import db
-from app.models import QuickNote
+from app.ideas.models import QuickNote
 from tests.conftest import TEST_DATABASE_URL, csrf_token_from, sign_in
 
 CLIENTS = 4

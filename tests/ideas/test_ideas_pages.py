@@ -5,10 +5,11 @@ import json
 
 import pytest
 
+from app import demo
 from app.extensions import db
-from app.models import QuickNote, Task
-from app.models.ideas import CELLS
-from app.services import demo, ideas
+from app.ideas import services as ideas
+from app.ideas.models import CELLS, QuickNote
+from app.tasks.models import Task
 from tests.builders import a_full_board, a_note, as_user
 from tests.conftest import hx
 

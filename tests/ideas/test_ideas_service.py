@@ -5,10 +5,11 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
-from app.models import QuickNote, Task
-from app.models.ideas import CELLS
-from app.services import configuration, ideas
-from app.services.errors import Conflict, Invalid, NotFound
+from app.ideas import services as ideas
+from app.ideas.models import CELLS, QuickNote
+from app.profile import configuration
+from app.shared.errors import Conflict, Invalid, NotFound
+from app.tasks.models import Task
 from tests.builders import a_full_board, a_note
 
 
@@ -273,7 +274,7 @@ def test_another_users_note_is_the_same_as_an_unknown_one(ana, bruno):
 def test_the_export_carries_every_note_archived_ones_included(ana):
     a_note(ana, "Live one", "green")
     ideas.archive(ana, a_note(ana, "Put away").id)
-    exported = configuration.EXPORT_SECTIONS["ideas"](ana)
+    exported = configuration.export_sections()["ideas"](ana)
     assert [(note["text"], note["colour"], note["archived"], note["row"]) for note in exported] == [
         ("Live one", "green", False, 1),
         ("Put away", "yellow", True, None),

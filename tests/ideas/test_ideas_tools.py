@@ -3,15 +3,16 @@ getQuickNotes reads the live notes, newest first."""
 
 from datetime import timedelta
 
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import tool_calls
 from app.extensions import db
-from app.models import QuickNote
-from app.services import ideas
+from app.ideas import services as ideas
+from app.ideas.models import QuickNote
 from tests.builders import a_full_board, a_note
 
 
 def run(user, name, **arguments):
-    return registry.run(registry.ToolContext(user=user, chat=None, page="/ideas"), name, arguments)
+    return tool_calls.run(registry.ToolContext(user=user, chat=None, page="/ideas"), name, arguments)
 
 
 def test_create_quick_note_takes_the_first_free_cell_and_returns_the_new_id(ana):

@@ -11,7 +11,7 @@ from simple_websocket import Client
 
 from app import create_app
 from app.extensions import db
-from app.services import accounts
+from app.profile import accounts
 from tests.browser.conftest import serve
 from tests.conftest import PASSWORD
 

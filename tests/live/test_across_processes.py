@@ -11,7 +11,7 @@ import pytest
 
 from app import create_app
 from app.extensions import db
-from app.web.live import RedisChannel
+from app.live import RedisChannel
 from tests.assistant.test_worker_restarts import ROOT, WebProcess
 from tests.conftest import TEST_REDIS_URL
 from tests.live.conftest import QUIET, Browser, register

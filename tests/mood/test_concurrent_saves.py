@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from app.extensions import db
-from app.models import MoodEntry
+from app.mood.models import MoodEntry
 from tests.conftest import TEST_DATABASE_URL, csrf_token_from, sign_in
 
 CLIENTS = 4

@@ -20,12 +20,14 @@ from types import SimpleNamespace
 import pytest
 from pydantic import ValidationError
 
-from app.agent import prompt
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import prompt, tool_calls
+from app.assistant import services as assistant
+from app.dashboard import briefing
 from app.extensions import db
-from app.models import User
-from app.services import assistant, briefing, mood
-from app.services.progress import today_for
+from app.mood import services as mood
+from app.profile.models import User
+from app.shared.days import today_for
 from app.web.navigation import AREAS
 from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.assistant.test_tools import build_a_life, foreign_arguments
@@ -122,11 +124,11 @@ def test_no_tool_returns_the_journal_s_words(ana):
     for name in in_the_order_that_keeps_the_rows(sorted(registry.REGISTRY)):
         for arguments in calls_for(name, life):
             context = registry.ToolContext(user=ana, chat=chat, page="/mood", focus_entry_id=life["entry"].id)
-            outcome = registry.run(context, name, arguments)
+            outcome = tool_calls.run(context, name, arguments)
             assert CANARY not in outcome.as_model_content, (name, arguments)
             called.add(name)
     assert called == set(registry.REGISTRY)
-    history = registry.run(registry.ToolContext(user=ana, chat=chat), "getUserMoodHistory", {"days": 7}).result
+    history = tool_calls.run(registry.ToolContext(user=ana, chat=chat), "getUserMoodHistory", {"days": 7}).result
     assert [day["has_text"] for day in history["days"]] == [True, True]  # the words exist; the tool only says so
 
 
@@ -198,10 +200,10 @@ def test_a_real_briefing_sends_no_journal_word_to_the_provider(agent_app, fake):
 # The code: one function returns the words, and only the mood page calls it -----------------------
 
 JOURNAL_READER = "read_journal"
-READER_HOME = "app/services/mood.py"
-ALLOWED_CALLERS = {"app/web/mood.py"}
+READER_HOME = "app/mood/services.py"
+ALLOWED_CALLERS = {"app/mood/routes.py"}
 # Where the `journal` column itself may be read: its model, its service, and the owner's own export.
-JOURNAL_COLUMN_READERS = {"app/models/mood.py", "app/services/mood.py", "app/services/configuration.py"}
+JOURNAL_COLUMN_READERS = {"app/mood/models.py", "app/mood/services.py", "app/mood/export.py"}
 
 
 def _python_files():
@@ -234,10 +236,10 @@ def test_the_journal_column_is_read_only_by_its_model_service_and_the_owner_s_ex
     assert readers <= JOURNAL_COLUMN_READERS
     showing_the_words = {
         str(path.relative_to(ROOT))
-        for path in (ROOT / "templates").rglob("*.html")
+        for path in [*(ROOT / "templates").rglob("*.html"), *(ROOT / "app").glob("**/templates/**/*.html")]
         if re.search(r"\.journal\b|\[['\"]journal['\"]\]|get\(['\"]journal['\"]\)", path.read_text())
     }
-    assert showing_the_words == {"templates/mood/_entry.html"}
+    assert showing_the_words == {"app/mood/templates/mood/_entry.html"}
 
 
 @pytest.mark.parametrize("name", ["history", "week", "month", "day_of", "log", "save"])

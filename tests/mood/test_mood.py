@@ -8,10 +8,11 @@ import pytest
 from flask_babel import force_locale
 
 from app.extensions import db
-from app.models import MoodEntry
-from app.services import configuration, mood
-from app.services.errors import Invalid
-from app.services.progress import today_for
+from app.mood import services as mood
+from app.mood.models import MoodEntry
+from app.profile import configuration
+from app.shared.days import today_for
+from app.shared.errors import Invalid
 
 
 def rows(user):

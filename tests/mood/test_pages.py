@@ -3,8 +3,9 @@
 import re
 from datetime import timedelta
 
-from app.services import configuration, mood
-from app.services.progress import today_for
+from app.mood import services as mood
+from app.profile import configuration
+from app.shared.days import today_for
 from tests.builders import as_user
 from tests.conftest import csrf_token_from, make_user, sign_in
 

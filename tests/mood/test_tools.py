@@ -5,13 +5,14 @@ from datetime import timedelta
 
 from flask_babel import force_locale
 
-from app.agent.tools import registry
-from app.services import mood
-from app.services.progress import today_for
+from app.agent import registry
+from app.assistant import tool_calls
+from app.mood import services as mood
+from app.shared.days import today_for
 
 
 def run(user, name, **arguments):
-    return registry.run(registry.ToolContext(user=user, chat=None, page="/mood"), name, arguments)
+    return tool_calls.run(registry.ToolContext(user=user, chat=None, page="/mood"), name, arguments)
 
 
 def test_logging_a_mood_answers_the_day_and_announces_mood(ana):

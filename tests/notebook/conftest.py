@@ -8,7 +8,7 @@ import pytest
 
 from app import create_app
 from app.extensions import db, limiter
-from app.services import notebook
+from app.notebook import services as notebook
 from tests.builders import as_user
 from tests.conftest import TEST_DATABASE_URL, csrf_token_from, make_user, settings_for_tests, sign_in
 from tests.fakes import FakeProviders

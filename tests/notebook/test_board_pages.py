@@ -3,8 +3,8 @@ connections and removal — with htmx and without JavaScript — and refusals sa
 
 import json
 
-from app.models.study_board import NodeStatus
-from app.services import study_board
+from app.notebook import boards
+from app.notebook.models.board import NodeStatus
 from tests.builders import as_user
 from tests.conftest import hx
 from tests.notebook.test_board_service import a_page
@@ -23,14 +23,14 @@ def a_board(app, user_id, *titles, page_title="Cells"):
     """A page with these concepts, in order; returns (page id, {title: node id})."""
     with as_user(app, user_id) as user:
         page = a_page(user, page_title)
-        nodes = {title: study_board.add_node(user, page.id, title).id for title in titles}
+        nodes = {title: boards.add_node(user, page.id, title).id for title in titles}
         return page.id, nodes
 
 
 def board_of(app, user_id, page_id):
     """[(title, status, [titles it leads to])] in board order."""
     with as_user(app, user_id) as user:
-        found = study_board.board_of_page(user, page_id)
+        found = boards.board_of_page(user, page_id)
         return [
             (node.title, node.status.value, [target.title for target in found.leads_to(node)]) for node in found.nodes
         ]
@@ -39,8 +39,8 @@ def board_of(app, user_id, page_id):
 def test_the_study_page_shows_its_board_listening_for_the_notebook(app, signed_in, user_id):
     page_id, nodes = a_board(app, user_id, "Cell", "Tissue")
     with as_user(app, user_id) as user:
-        study_board.connect(user, page_id, nodes["Cell"], nodes["Tissue"])
-        study_board.set_status(user, nodes["Tissue"], "LEARNING")
+        boards.connect(user, page_id, nodes["Cell"], nodes["Tissue"])
+        boards.set_status(user, nodes["Tissue"], "LEARNING")
     body = signed_in.get(f"/notebook/pages/{page_id}").get_data(as_text=True)
     assert 'id="board"' in body and 'hx-trigger="domain:notebook from:body"' in body
     assert f'hx-get="/notebook/pages/{page_id}/board"' in body
@@ -125,7 +125,7 @@ def test_a_refused_connection_is_a_toast_and_nothing_is_saved(app, signed_in, us
     page_id, nodes = a_board(app, user_id, "Cell", "Tissue")
     _other_page, other = a_board(app, user_id, "Heart", page_title="Organs")
     with as_user(app, user_id) as user:
-        study_board.connect(user, page_id, nodes["Cell"], nodes["Tissue"])
+        boards.connect(user, page_id, nodes["Cell"], nodes["Tissue"])
     url = f"/notebook/pages/{page_id}/board/connections"
     for pair, said, status in (
         ((nodes["Cell"], nodes["Tissue"]), "“Cell” already leads to “Tissue”.", 409),
@@ -163,8 +163,8 @@ def test_a_concept_is_edited_in_a_dialog_and_a_refusal_keeps_the_text(app, signe
 def test_removing_asks_first_saying_how_many_connections_go_along(app, signed_in, user_id):
     page_id, nodes = a_board(app, user_id, "Cell", "Tissue", "Organ")
     with as_user(app, user_id) as user:
-        study_board.connect(user, page_id, nodes["Cell"], nodes["Tissue"])
-        study_board.connect(user, page_id, nodes["Tissue"], nodes["Organ"])
+        boards.connect(user, page_id, nodes["Cell"], nodes["Tissue"])
+        boards.connect(user, page_id, nodes["Tissue"], nodes["Organ"])
     url = f"/notebook/board/nodes/{nodes['Tissue']}/delete"
     asked = signed_in.get(url, headers=hx(signed_in)).get_data(as_text=True)
     assert "Remove this concept?" in asked and "“Tissue” and its 2 connections leave the board of “Cells”." in asked

@@ -1,12 +1,15 @@
-"""The board of a study page (app/services/study_board.py): nodes in order, directed connections
+"""The board of a study page (app/notebook/boards.py): nodes in order, directed connections
 and their rules — no duplicate, no self-loop, never across pages — with nothing half-saved."""
 
 import pytest
 
+from app import demo
 from app.extensions import db
-from app.models.study_board import NODES_PER_BOARD, NodeStatus, StudyConnection, StudyNode
-from app.services import configuration, demo, notebook, study_board
-from app.services.errors import DomainError
+from app.notebook import boards
+from app.notebook import services as notebook
+from app.notebook.models.board import NODES_PER_BOARD, NodeStatus, StudyConnection, StudyNode
+from app.profile import configuration
+from app.shared.errors import DomainError
 
 
 def a_page(user, title="Cells", topic="Biology"):
@@ -16,7 +19,7 @@ def a_page(user, title="Cells", topic="Biology"):
 
 
 def titles(user, page):
-    return [node.title for node in study_board.board_of_page(user, page.id).nodes]
+    return [node.title for node in boards.board_of_page(user, page.id).nodes]
 
 
 def refusal(action):
@@ -31,8 +34,8 @@ def count(model):
 
 def test_nodes_are_added_at_the_end_as_todo_with_their_text_tidied(ana):
     page = a_page(ana)
-    first = study_board.add_node(ana, page.id, "  The   cell membrane ", "  What goes in and out.  ")
-    second = study_board.add_node(ana, "Cells", "Mitochondria", status="learning")
+    first = boards.add_node(ana, page.id, "  The   cell membrane ", "  What goes in and out.  ")
+    second = boards.add_node(ana, "Cells", "Mitochondria", status="learning")
     assert (first.title, first.description, first.status, first.position) == (
         "The cell membrane", "What goes in and out.", NodeStatus.TODO, 0,
     )  # fmt: skip
@@ -52,7 +55,7 @@ def test_nodes_are_added_at_the_end_as_todo_with_their_text_tidied(ana):
 )  # fmt: skip
 def test_a_bad_node_is_refused_per_field_and_nothing_is_written(ana, fields, field, message):
     page = a_page(ana)
-    refused = refusal(lambda: study_board.add_node(ana, page.id, **fields))
+    refused = refusal(lambda: boards.add_node(ana, page.id, **fields))
     assert refused.key == "INVALID_INPUT" and refused.field_messages == {field: message}
     assert count(StudyNode) == 0
 
@@ -63,44 +66,44 @@ def test_a_full_board_refuses_one_more(ana):
         StudyNode(user_id=ana.id, page_id=page.id, title=f"Concept {n}", position=n) for n in range(NODES_PER_BOARD)
     )
     db.session.commit()
-    refused = refusal(lambda: study_board.add_node(ana, page.id, "One too many"))
+    refused = refusal(lambda: boards.add_node(ana, page.id, "One too many"))
     assert refused.key == "STUDY_BOARD_FULL" and "already holds 200 concepts" in refused.message
 
 
 def test_editing_changes_only_what_is_given(ana):
     page = a_page(ana)
-    node = study_board.add_node(ana, page.id, "Osmosis", "Water moves")
-    study_board.edit_node(ana, node.id, status="done")
-    study_board.edit_node(ana, node.id, title="Osmosis and diffusion")
+    node = boards.add_node(ana, page.id, "Osmosis", "Water moves")
+    boards.edit_node(ana, node.id, status="done")
+    boards.edit_node(ana, node.id, title="Osmosis and diffusion")
     assert (node.title, node.description, node.status) == ("Osmosis and diffusion", "Water moves", NodeStatus.DONE)
-    study_board.edit_node(ana, node.id, description="")
+    boards.edit_node(ana, node.id, description="")
     assert node.description is None
-    refused = refusal(lambda: study_board.set_status(ana, node.id, "maybe"))
+    refused = refusal(lambda: boards.set_status(ana, node.id, "maybe"))
     assert refused.field_messages == {"status": "Choose To do, Learning or Done."}
     assert node.status is NodeStatus.DONE
 
 
 def test_statuses_come_in_any_letter_case_and_to_do_with_a_space(ana):
-    node = study_board.add_node(ana, a_page(ana).id, "Ribosomes", status="Done")
-    assert study_board.set_status(ana, node.id, "to do").status is NodeStatus.TODO
-    assert study_board.set_status(ana, node.id, "LEARNING").status is NodeStatus.LEARNING
+    node = boards.add_node(ana, a_page(ana).id, "Ribosomes", status="Done")
+    assert boards.set_status(ana, node.id, "to do").status is NodeStatus.TODO
+    assert boards.set_status(ana, node.id, "LEARNING").status is NodeStatus.LEARNING
 
 
 def test_a_connection_is_directed_and_the_reverse_is_a_different_one(ana):
     page = a_page(ana)
-    cell, tissue = (study_board.add_node(ana, page.id, title) for title in ("Cell", "Tissue"))
-    study_board.connect(ana, page.id, cell.id, tissue.id)
-    study_board.connect(ana, "Cells", "Tissue", "Cell")
-    board = study_board.board_of_page(ana, page.id)
+    cell, tissue = (boards.add_node(ana, page.id, title) for title in ("Cell", "Tissue"))
+    boards.connect(ana, page.id, cell.id, tissue.id)
+    boards.connect(ana, "Cells", "Tissue", "Cell")
+    board = boards.board_of_page(ana, page.id)
     assert [node.title for node in board.leads_to(cell)] == ["Tissue"]
     assert [node.title for node in board.leads_to(tissue)] == ["Cell"]
 
 
 def test_a_duplicate_connection_is_refused_naming_both_concepts(ana):
     page = a_page(ana)
-    cell, tissue = (study_board.add_node(ana, page.id, title) for title in ("Cell", "Tissue"))
-    study_board.connect(ana, page.id, cell.id, tissue.id)
-    refused = refusal(lambda: study_board.connect(ana, page.id, cell.id, tissue.id))
+    cell, tissue = (boards.add_node(ana, page.id, title) for title in ("Cell", "Tissue"))
+    boards.connect(ana, page.id, cell.id, tissue.id)
+    refused = refusal(lambda: boards.connect(ana, page.id, cell.id, tissue.id))
     assert (refused.key, refused.status) == ("STUDY_CONNECTION_EXISTS", 409)
     assert refused.message == "“Cell” already leads to “Tissue”."
     assert count(StudyConnection) == 1
@@ -108,8 +111,8 @@ def test_a_duplicate_connection_is_refused_naming_both_concepts(ana):
 
 def test_a_concept_leading_to_itself_is_refused(ana):
     page = a_page(ana)
-    cell = study_board.add_node(ana, page.id, "Cell")
-    refused = refusal(lambda: study_board.connect(ana, page.id, cell.id, "Cell"))
+    cell = boards.add_node(ana, page.id, "Cell")
+    refused = refusal(lambda: boards.connect(ana, page.id, cell.id, "Cell"))
     assert refused.key == "STUDY_CONNECTION_SELF"
     assert refused.message == "“Cell” can't lead to itself. Choose two different concepts."
     assert count(StudyConnection) == 0
@@ -117,9 +120,9 @@ def test_a_concept_leading_to_itself_is_refused(ana):
 
 def test_a_connection_never_joins_the_boards_of_two_pages(ana):
     cells, organs = a_page(ana, "Cells"), a_page(ana, "Organs")
-    cell = study_board.add_node(ana, cells.id, "Cell")
-    heart = study_board.add_node(ana, organs.id, "Heart")
-    refused = refusal(lambda: study_board.connect(ana, cells.id, cell.id, heart.id))
+    cell = boards.add_node(ana, cells.id, "Cell")
+    heart = boards.add_node(ana, organs.id, "Heart")
+    refused = refusal(lambda: boards.connect(ana, cells.id, cell.id, heart.id))
     assert refused.key == "STUDY_NODE_OTHER_PAGE"
     assert refused.message == (
         "“Heart” is on the board of another page (“Organs”), not of “Cells”. A board only joins its own concepts."
@@ -127,20 +130,20 @@ def test_a_connection_never_joins_the_boards_of_two_pages(ana):
     # Named from the other page's side, the first node is the stranger.
     assert (
         "“Cell” is on the board of another page (“Cells”)"
-        in refusal(lambda: study_board.connect(ana, organs.id, cell.id, heart.id)).message
+        in refusal(lambda: boards.connect(ana, organs.id, cell.id, heart.id)).message
     )
     assert count(StudyConnection) == 0
 
 
 def test_a_node_id_of_another_page_is_refused_by_every_write_naming_the_page(ana):
     cells, organs = a_page(ana, "Cells"), a_page(ana, "Organs")
-    heart = study_board.add_node(ana, organs.id, "Heart")
+    heart = boards.add_node(ana, organs.id, "Heart")
     for write in (
-        lambda: study_board.edit_node(ana, heart.id, title="Liver", page=cells),
-        lambda: study_board.set_status(ana, heart.id, "DONE", page=cells),
-        lambda: study_board.remove_node(ana, heart.id, page=cells),
-        lambda: study_board.reorder(ana, cells.id, [heart.id]),
-        lambda: study_board.disconnect(ana, cells.id, heart.id, heart.id),
+        lambda: boards.edit_node(ana, heart.id, title="Liver", page=cells),
+        lambda: boards.set_status(ana, heart.id, "DONE", page=cells),
+        lambda: boards.remove_node(ana, heart.id, page=cells),
+        lambda: boards.reorder(ana, cells.id, [heart.id]),
+        lambda: boards.disconnect(ana, cells.id, heart.id, heart.id),
     ):
         assert refusal(write).key == "STUDY_NODE_OTHER_PAGE"
     db.session.refresh(heart)
@@ -148,56 +151,56 @@ def test_a_node_id_of_another_page_is_refused_by_every_write_naming_the_page(ana
 
 
 def test_another_users_node_is_exactly_an_unknown_one(ana, bruno):
-    theirs = study_board.add_node(bruno, a_page(bruno).id, "Bruno's concept")
+    theirs = boards.add_node(bruno, a_page(bruno).id, "Bruno's concept")
     page = a_page(ana)
-    mine = study_board.add_node(ana, page.id, "Mine")
+    mine = boards.add_node(ana, page.id, "Mine")
     for node_id in (theirs.id, "5b0f4c50-0000-4000-8000-000000000000"):
-        refused = refusal(lambda node_id=node_id: study_board.connect(ana, page.id, mine.id, node_id))
+        refused = refusal(lambda node_id=node_id: boards.connect(ana, page.id, mine.id, node_id))
         assert (refused.key, refused.message) == (
             "STUDY_NODE_NOT_FOUND", "We couldn't find that concept. It may have been removed from the board.",
         )  # fmt: skip
-        assert refusal(lambda node_id=node_id: study_board.remove_node(ana, node_id)).key == "STUDY_NODE_NOT_FOUND"
-    assert refusal(lambda: study_board.board_of_page(ana, theirs.page_id)).key == "NOTEBOOK_PAGE_NOT_FOUND"
+        assert refusal(lambda node_id=node_id: boards.remove_node(ana, node_id)).key == "STUDY_NODE_NOT_FOUND"
+    assert refusal(lambda: boards.board_of_page(ana, theirs.page_id)).key == "NOTEBOOK_PAGE_NOT_FOUND"
 
 
 def test_a_node_title_that_matches_nothing_lists_the_board_and_a_shared_one_lists_the_candidates(ana):
     page = a_page(ana)
-    first = study_board.add_node(ana, page.id, "Cell")
-    study_board.add_node(ana, page.id, "Cell")
-    missing = refusal(lambda: study_board.connect(ana, page.id, "Nucleus", "Cell"))
+    first = boards.add_node(ana, page.id, "Cell")
+    boards.add_node(ana, page.id, "Cell")
+    missing = refusal(lambda: boards.connect(ana, page.id, "Nucleus", "Cell"))
     assert missing.message == "No concept on the board of “Cells” is called “Nucleus”. Its concepts: “Cell”, “Cell”."
-    shared = refusal(lambda: study_board.set_status(ana, "Cell", "DONE", page=page))
+    shared = refusal(lambda: boards.set_status(ana, "Cell", "DONE", page=page))
     assert shared.key == "STUDY_NODE_AMBIGUOUS" and f"Cell (TODO, id {first.id})" in shared.message
 
 
 def test_disconnecting_removes_only_that_connection_and_a_missing_one_is_refused(ana):
     page = a_page(ana)
-    cell, tissue, organ = (study_board.add_node(ana, page.id, title) for title in ("Cell", "Tissue", "Organ"))
-    study_board.connect(ana, page.id, cell.id, tissue.id)
-    study_board.connect(ana, page.id, tissue.id, organ.id)
-    study_board.disconnect(ana, page.id, cell.id, tissue.id)
-    refused = refusal(lambda: study_board.disconnect(ana, page.id, cell.id, tissue.id))
+    cell, tissue, organ = (boards.add_node(ana, page.id, title) for title in ("Cell", "Tissue", "Organ"))
+    boards.connect(ana, page.id, cell.id, tissue.id)
+    boards.connect(ana, page.id, tissue.id, organ.id)
+    boards.disconnect(ana, page.id, cell.id, tissue.id)
+    refused = refusal(lambda: boards.disconnect(ana, page.id, cell.id, tissue.id))
     assert refused.message == "“Cell” doesn't lead to “Tissue”: there is no such connection."
-    board = study_board.board_of_page(ana, page.id)
+    board = boards.board_of_page(ana, page.id)
     assert [(c.from_node_id, c.to_node_id) for c in board.connections] == [(tissue.id, organ.id)]
 
 
 def test_removing_a_node_removes_its_connections_and_closes_up_the_order(ana):
     page = a_page(ana)
-    cell, tissue, organ = (study_board.add_node(ana, page.id, title) for title in ("Cell", "Tissue", "Organ"))
-    study_board.connect(ana, page.id, cell.id, tissue.id)
-    study_board.connect(ana, page.id, tissue.id, organ.id)
-    study_board.connect(ana, page.id, cell.id, organ.id)
-    study_board.remove_node(ana, tissue.id)
-    board = study_board.board_of_page(ana, page.id)
+    cell, tissue, organ = (boards.add_node(ana, page.id, title) for title in ("Cell", "Tissue", "Organ"))
+    boards.connect(ana, page.id, cell.id, tissue.id)
+    boards.connect(ana, page.id, tissue.id, organ.id)
+    boards.connect(ana, page.id, cell.id, organ.id)
+    boards.remove_node(ana, tissue.id)
+    board = boards.board_of_page(ana, page.id)
     assert [(node.title, node.position) for node in board.nodes] == [("Cell", 0), ("Organ", 1)]
     assert [(c.from_node_id, c.to_node_id) for c in board.connections] == [(cell.id, organ.id)]
 
 
 def test_deleting_the_page_takes_its_board_along(ana):
     page = a_page(ana)
-    cell, tissue = (study_board.add_node(ana, page.id, title) for title in ("Cell", "Tissue"))
-    study_board.connect(ana, page.id, cell.id, tissue.id)
+    cell, tissue = (boards.add_node(ana, page.id, title) for title in ("Cell", "Tissue"))
+    boards.connect(ana, page.id, cell.id, tissue.id)
     db.session.delete(page)
     db.session.commit()
     assert count(StudyNode) == count(StudyConnection) == 0
@@ -205,25 +208,25 @@ def test_deleting_the_page_takes_its_board_along(ana):
 
 def test_reordering_takes_every_node_once_and_moving_stops_at_the_ends(ana):
     page = a_page(ana)
-    cell, tissue, organ = (study_board.add_node(ana, page.id, title) for title in ("Cell", "Tissue", "Organ"))
-    study_board.reorder(ana, page.id, [organ.id, "Cell", tissue.id])
+    cell, tissue, organ = (boards.add_node(ana, page.id, title) for title in ("Cell", "Tissue", "Organ"))
+    boards.reorder(ana, page.id, [organ.id, "Cell", tissue.id])
     assert titles(ana, page) == ["Organ", "Cell", "Tissue"]
     for partial in ([organ.id, cell.id], [organ.id, cell.id, tissue.id, cell.id], [organ.id, organ.id, cell.id]):
-        refused = refusal(lambda partial=partial: study_board.reorder(ana, page.id, partial))
+        refused = refusal(lambda partial=partial: boards.reorder(ana, page.id, partial))
         assert refused.message == "Send every concept of this board exactly once (it has 3) in the new order."
     assert titles(ana, page) == ["Organ", "Cell", "Tissue"]
-    study_board.move_node(ana, tissue.id, 1)
-    study_board.move_node(ana, organ.id, -1)
+    boards.move_node(ana, tissue.id, 1)
+    boards.move_node(ana, organ.id, -1)
     assert titles(ana, page) == ["Organ", "Cell", "Tissue"]
-    study_board.move_node(ana, tissue.id, -1)
+    boards.move_node(ana, tissue.id, -1)
     assert titles(ana, page) == ["Organ", "Tissue", "Cell"]
 
 
 def test_the_export_writes_each_board_with_what_each_concept_leads_to(ana):
     page = a_page(ana)
     a_page(ana, "Empty page")
-    cell, tissue = (study_board.add_node(ana, page.id, title) for title in ("Cell", "Tissue"))
-    study_board.connect(ana, page.id, cell.id, tissue.id)
+    cell, tissue = (boards.add_node(ana, page.id, title) for title in ("Cell", "Tissue"))
+    boards.connect(ana, page.id, cell.id, tissue.id)
     (exported,) = configuration.export(ana)["study_board"]
     assert exported["page"]["title"] == "Cells"
     assert exported["nodes"] == [
@@ -234,7 +237,7 @@ def test_the_export_writes_each_board_with_what_each_concept_leads_to(ana):
 
 def test_the_demo_account_has_a_board_in_progress(ana):
     demo.give_a_life(ana)
-    (board,) = study_board.every_board(ana)
+    (board,) = boards.every_board(ana)
     assert (board.page.title, board.page.topic.name) == ("Cells", "Biology")
     statuses = [node.status.value for node in board.nodes]
     assert {"TODO", "LEARNING", "DONE"} <= set(statuses) and len(board.connections) >= 3

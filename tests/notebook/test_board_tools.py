@@ -3,10 +3,12 @@ it writes, and hands every refusal back to the model as a message it can act on.
 
 import pytest
 
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import tool_calls
 from app.extensions import db
-from app.models.study_board import StudyConnection, StudyNode
-from app.services import study_board, study_cycles
+from app.notebook import boards
+from app.notebook.models.board import StudyConnection, StudyNode
+from app.study_cycles import services as study_cycles
 from tests.builders import a_chat, a_study_cycle, confirmed
 from tests.notebook.test_board_service import a_page, titles
 
@@ -15,7 +17,7 @@ BOARD_TOOLS = ("getStudyBoard", "addStudyNode", "editStudyNode", "setStudyNodeSt
 
 
 def run(user, name, **arguments):
-    return registry.run(registry.ToolContext(user=user, chat=a_chat(user), page="/notebook"), name, arguments)
+    return tool_calls.run(registry.ToolContext(user=user, chat=a_chat(user), page="/notebook"), name, arguments)
 
 
 def ok(outcome):
@@ -27,8 +29,8 @@ def ok(outcome):
 def board(ana):
     """Ana's page "Cells" with Cell → Tissue, and Organ not connected yet."""
     page = a_page(ana)
-    nodes = {title: study_board.add_node(ana, page.id, title) for title in ("Cell", "Tissue", "Organ")}
-    study_board.connect(ana, page.id, nodes["Cell"].id, nodes["Tissue"].id)
+    nodes = {title: boards.add_node(ana, page.id, title) for title in ("Cell", "Tissue", "Organ")}
+    boards.connect(ana, page.id, nodes["Cell"].id, nodes["Tissue"].id)
     return page, nodes
 
 
@@ -55,7 +57,7 @@ def test_add_study_node_returns_the_new_id_and_announces_the_notebook(ana, board
                   status="learning")  # fmt: skip
     result = ok(outcome)
     assert outcome.domains == ("notebook",)
-    node = study_board.get_node(ana, result["id"])
+    node = boards.get_node(ana, result["id"])
     assert (node.title, node.description, node.status.value, node.position) == (
         "Organ system", "Organs working together", "LEARNING", 3,
     )  # fmt: skip
@@ -110,7 +112,7 @@ def test_connect_disconnect_remove_and_reorder_write_the_board(ana, board):
 )  # fmt: skip
 def test_every_refusal_reaches_the_model_and_changes_nothing(ana, board, name, arguments, key, message):
     organs = a_page(ana, "Organs")
-    heart = study_board.add_node(ana, organs.id, "Heart")
+    heart = boards.add_node(ana, organs.id, "Heart")
     arguments = {key_: str(heart.id) if value == "Heart" else value for key_, value in arguments.items()}
     before = (titles(ana, board[0]), db.session.scalar(db.select(db.func.count()).select_from(StudyConnection)))
     outcome = run(ana, name, page="Cells", **arguments)
@@ -143,7 +145,7 @@ def test_a_page_is_named_by_id_or_exact_title_never_guessed(ana, board):
 
 def test_another_users_page_and_node_are_answered_like_unknown_ones(ana, bruno, board):
     theirs = a_page(bruno, "Bruno's page")
-    their_node = study_board.add_node(bruno, theirs.id, "Secret")
+    their_node = boards.add_node(bruno, theirs.id, "Secret")
     unknown = "5b0f4c50-0000-4000-8000-000000000000"
     assert run(ana, "getStudyBoard", page=str(theirs.id)).result == run(ana, "getStudyBoard", page=unknown).result
     foreign = run(ana, "removeStudyNode", page="Cells", node=str(their_node.id))

@@ -1,8 +1,8 @@
 """The demo account's notebook: two topics, a page inside a page, notes, a diagram and cards due."""
 
 from app.extensions import db
-from app.models import User
-from app.services import notebook
+from app.notebook import services as notebook
+from app.profile.models import User
 from tests.conftest import standalone_app
 
 

@@ -3,8 +3,8 @@ edited in place and moved, deletions that say what they take, and the review vie
 and without JavaScript, refusals keeping what was typed."""
 
 from app.extensions import db
-from app.models import PageBlock, StudyPage, StudyTopic
-from app.services import notebook
+from app.notebook import services as notebook
+from app.notebook.models.pages import PageBlock, StudyPage, StudyTopic
 from tests.builders import as_user
 from tests.conftest import hx
 

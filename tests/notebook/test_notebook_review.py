@@ -5,9 +5,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from app.models.notebook import EASE_START
-from app.services import notebook
-from app.services.errors import Invalid
+from app.notebook import services as notebook
+from app.notebook.models.pages import EASE_START
+from app.shared.errors import Invalid
 
 TODAY = date(2026, 3, 1)
 

@@ -6,10 +6,9 @@ from datetime import date
 import pytest
 
 from app.extensions import db
-from app.models import PageBlock, StudyPage
-from app.models.notebook import DIAGRAM_MAX, NOTE_MAX
-from app.services import notebook
-from app.services.errors import Invalid, NotFound
+from app.notebook import services as notebook
+from app.notebook.models.pages import DIAGRAM_MAX, NOTE_MAX, PageBlock, StudyPage
+from app.shared.errors import Invalid, NotFound
 
 
 def a_page(user, title="Cells", topic_name="Biology", parent=None):
@@ -227,7 +226,7 @@ def test_the_export_writes_every_block_with_a_card_s_schedule(ana):
     notebook.add_note(ana, page.id, "one")
     card = notebook.add_card(ana, page.id, "Q", "A")
     notebook.review_card(ana, card.id, "good", today=date(2026, 3, 1))
-    from app.services.configuration import export_notebook_blocks
+    from app.notebook.export import export_notebook_blocks
 
     note, exported = export_notebook_blocks(ana)
     assert note == {"id": note["id"], "pageId": str(page.id), "kind": "note", "text": "one"}

@@ -1,14 +1,15 @@
 """The notebook's page tools: listStudyTopics reads the tree, addStudyNotes and addStudyDiagram
 append to a page named by id or exact title (never a guess), showDiagram draws and saves nothing."""
 
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import tool_calls
 from app.extensions import db
-from app.models import PageBlock
-from app.services import notebook
+from app.notebook import services as notebook
+from app.notebook.models.pages import PageBlock
 
 
 def run(user, name, **arguments):
-    return registry.run(registry.ToolContext(user=user, chat=None, page="/notebook"), name, arguments)
+    return tool_calls.run(registry.ToolContext(user=user, chat=None, page="/notebook"), name, arguments)
 
 
 def a_page(user, title="Cells", topic_name="Biology", parent=None):
@@ -99,14 +100,14 @@ def test_the_writes_link_to_the_notebook_and_show_diagram_is_a_read():
 def test_a_shown_diagram_is_drawn_inside_the_saved_answer(app_context):
     from flask import render_template_string
 
-    from app.agent.runner import Segments
+    from app.assistant.runner import Segments
 
     segments = Segments()
-    segments.tool(registry.ToolOutcome(registry.REGISTRY["showDiagram"], "showDiagram",
+    segments.tool(tool_calls.ToolOutcome(registry.REGISTRY["showDiagram"], "showDiagram",
                                        {"shown": True, "diagram": "graph TD\n A-->B"}, None, ()))  # fmt: skip
     assert segments.items[0]["diagram"] == "graph TD\n A-->B"
     html = render_template_string(
-        '{% from "agent/_macros.html" import segments_html %}{{ segments_html(items, render) }}',
+        '{% from "assistant/_macros.html" import segments_html %}{{ segments_html(items, render) }}',
         items=segments.items,
         render=str,
     )

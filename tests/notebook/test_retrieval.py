@@ -7,9 +7,11 @@ import time
 
 import pytest
 
-from app.services import notebook, study_embeddings, study_retrieval, study_sources
-from app.services.errors import NotFound
-from app.services.study_retrieval import fused, question_terms, stem
+from app.notebook import embeddings, sources
+from app.notebook import services as notebook
+from app.notebook.ai import retrieval
+from app.notebook.ai.retrieval import fused, question_terms, stem
+from app.shared.errors import NotFound
 from tests.fakes import Reply
 from tests.notebook.conftest import EMBEDDINGS
 
@@ -32,12 +34,12 @@ def page(ana):
     """A page whose sources are one passage each, titled by their subject."""
     page = notebook.create_page(ana, notebook.create_topic(ana, "Biology").id, "Cells")
     for title, text in SOURCES.items():
-        study_sources.paste(ana, page.id, text, title)
+        sources.paste(ana, page.id, text, title)
     return page
 
 
 def titles(user, page, question, limit=3):
-    return [hit.source_title for hit in study_retrieval.retrieve(user, page.id, question, limit=limit)]
+    return [hit.source_title for hit in retrieval.retrieve(user, page.id, question, limit=limit)]
 
 
 def test_a_question_keeps_its_searchable_words_as_stems():
@@ -56,16 +58,16 @@ def test_the_question_finds_the_passage_that_answers_it_not_the_one_with_most_co
 
 
 def test_stop_words_alone_find_nothing_and_a_foreign_page_is_unknown(ana, bruno, page):
-    assert study_retrieval.retrieve(ana, page.id, "What is it? O que é?") == []
-    assert study_retrieval.retrieve(ana, page.id, "") == []
+    assert retrieval.retrieve(ana, page.id, "What is it? O que é?") == []
+    assert retrieval.retrieve(ana, page.id, "") == []
     with pytest.raises(NotFound):
-        study_retrieval.retrieve(bruno, page.id, "mitochondria")
+        retrieval.retrieve(bruno, page.id, "mitochondria")
 
 
 def test_only_ready_sources_of_the_page_are_read(ana, page):
     other = notebook.create_page(ana, page.topic_id, "Elsewhere")
-    study_sources.paste(ana, other.id, "Mitochondria everywhere, mitochondria again.")
-    found = study_retrieval.retrieve(ana, page.id, "mitochondria")
+    sources.paste(ana, other.id, "Mitochondria everywhere, mitochondria again.")
+    found = retrieval.retrieve(ana, page.id, "mitochondria")
     assert {hit.source_title for hit in found} == {"Mitochondria"}
     assert all(hit.score > 0 for hit in found) and found == sorted(found, key=lambda hit: -hit.score)
 
@@ -82,7 +84,7 @@ def test_fusion_adds_reciprocal_ranks():
 
 
 def test_with_embeddings_one_call_per_question_and_the_blend_finds_other_words(ana, page, embeddings_on):
-    study_embeddings.embed_everything()
+    embeddings.embed_everything()
     embeddings_on.reset()
     assert titles(ana, page, "mitochondrial inheritance")[0] == "Mitochondria"  # full text alone finds nothing
     calls = embeddings_on.requests(EMBEDDINGS)
@@ -90,20 +92,20 @@ def test_with_embeddings_one_call_per_question_and_the_blend_finds_other_words(a
 
 
 def test_a_failing_question_call_falls_back_to_full_text(ana, page, embeddings_on):
-    study_embeddings.embed_everything()
-    full_text = study_retrieval.full_text(
-        [s.id for s in study_sources.sources_of(ana, page)], question_terms("What is Ohm's law?"), 6
+    embeddings.embed_everything()
+    full_text = retrieval.full_text(
+        [s.id for s in sources.sources_of(ana, page)], question_terms("What is Ohm's law?"), 6
     )
     embeddings_on.reset()
     embeddings_on.script(EMBEDDINGS, Reply.fails(500))
-    found = study_retrieval.retrieve(ana, page.id, "What is Ohm's law?")
+    found = retrieval.retrieve(ana, page.id, "What is Ohm's law?")
     assert [hit.passage_id for hit in found] == full_text
     assert len(embeddings_on.requests(EMBEDDINGS)) == 1  # tried once, not retried in the question's time
 
 
 def test_a_slow_question_call_gives_up_quickly_for_full_text(ana, page, embeddings_on, monkeypatch):
-    study_embeddings.embed_everything()
-    monkeypatch.setattr(study_embeddings, "QUESTION_SECONDS", 0.5)
+    embeddings.embed_everything()
+    monkeypatch.setattr(embeddings, "QUESTION_SECONDS", 0.5)
     embeddings_on.script(EMBEDDINGS, Reply(first_byte_delay=3.0))
     started = time.monotonic()
     assert titles(ana, page, "What is Ohm's law?")[0] == "Ohm"

@@ -13,9 +13,12 @@ import pytest
 import sqlalchemy as sa
 
 from app.extensions import db
-from app.models import StudyPassageVector, StudySource
-from app.models.base import utcnow
-from app.services import configuration, notebook, study_embeddings, study_retrieval, study_sources
+from app.notebook import embeddings, sources
+from app.notebook import services as notebook
+from app.notebook.ai import retrieval
+from app.notebook.models.sources import StudyPassageVector, StudySource
+from app.profile import configuration
+from app.shared.models import utcnow
 from tests.builders import as_user
 from tests.conftest import PASSWORD, hx, make_user
 from tests.fakes import Reply
@@ -73,9 +76,9 @@ def until(check, seconds=10):
 
 
 def test_a_pasted_source_is_embedded_in_the_background_in_batches(embedding_app, student, fake_outside, monkeypatch):
-    monkeypatch.setattr(study_embeddings, "BATCH", 2)
+    monkeypatch.setattr(embeddings, "BATCH", 2)
     source_id = paste(student)
-    study_embeddings.wait_for(source_id)
+    embeddings.wait_for(source_id)
     assert vectors(embedding_app, source_id) == [("fake-embed", 5)]
     calls = fake_outside.requests(EMBEDDINGS)
     assert [len(call.body["input"]) for call in calls] == [2, 2, 1]
@@ -88,12 +91,12 @@ def test_a_pasted_source_is_embedded_in_the_background_in_batches(embedding_app,
 
 
 def test_the_row_shows_the_embedding_progress_while_it_runs(embedding_app, student, fake_outside, monkeypatch):
-    monkeypatch.setattr(study_embeddings, "BATCH", 2)
+    monkeypatch.setattr(embeddings, "BATCH", 2)
     fake_outside.script(EMBEDDINGS, Reply(), Reply(first_byte_delay=1.5))
     source_id = paste(student)
     assert until(lambda: len(fake_outside.requests(EMBEDDINGS)) == 2)
     midway = row(student, source_id)
-    study_embeddings.wait_for(source_id)
+    embeddings.wait_for(source_id)
     assert 'data-embedding="embedding"' in midway and 'hx-trigger="every 2s"' in midway
     assert re.search(r'<progress max="5" value="2"', midway)
     assert "Embedded 2 of 5 passages for search by meaning" in midway
@@ -103,18 +106,16 @@ def test_the_row_shows_the_embedding_progress_while_it_runs(embedding_app, stude
 def test_a_failing_endpoint_says_so_keeps_full_text_and_retries_when_due(
     embedding_app, student, fake_outside, monkeypatch
 ):
-    monkeypatch.setattr(study_embeddings, "BATCH", 2)
+    monkeypatch.setattr(embeddings, "BATCH", 2)
     fake_outside.script(EMBEDDINGS, Reply(), Reply.fails(503))
     source_id = paste(student)
-    study_embeddings.wait_for(source_id)
+    embeddings.wait_for(source_id)
     failed = row(student, source_id)
     assert 'data-embedding="failed"' in failed and 'hx-trigger="every 30s"' in failed
     assert "Embedding failed after 2 of 5 passages; it will be retried in a few minutes." in failed
     assert vectors(embedding_app, source_id) == [("fake-embed", 2)]  # what was embedded stays
     with as_user(embedding_app, student.user_id) as user:
-        assert [hit.position for hit in study_retrieval.retrieve(user, student.page_id, "chlorophyll3?", limit=1)] == [
-            3
-        ]
+        assert [hit.position for hit in retrieval.retrieve(user, student.page_id, "chlorophyll3?", limit=1)] == [3]
 
     calls = len(fake_outside.requests(EMBEDDINGS))  # two batches, then the question above
     assert 'data-embedding="failed"' in row(student, source_id)  # polled before the retry is due...
@@ -122,11 +123,11 @@ def test_a_failing_endpoint_says_so_keeps_full_text_and_retries_when_due(
     assert len(fake_outside.requests(EMBEDDINGS)) == calls == 3  # ...it calls nothing
 
     with embedding_app.app_context():
-        failed_at = utcnow() - study_embeddings.RETRY_AFTER - timedelta(seconds=1)
+        failed_at = utcnow() - embeddings.RETRY_AFTER - timedelta(seconds=1)
         db.session.execute(sa.update(StudySource).values(embedding_failed_at=failed_at))
         db.session.commit()
     row(student, source_id)  # the poll that finds the retry due starts it
-    study_embeddings.wait_for(source_id)
+    embeddings.wait_for(source_id)
     assert vectors(embedding_app, source_id) == [("fake-embed", 5)]
     assert 'data-embedding="embedded"' in row(student, source_id)
 
@@ -134,7 +135,7 @@ def test_a_failing_endpoint_says_so_keeps_full_text_and_retries_when_due(
 def test_a_long_source_is_embedded_after_its_indexing_on_the_same_thread(embedding_app, student, fake_outside):
     embedding_app.config["NOTEBOOK_SOURCE_INLINE_CHARS"] = 200
     source_id = paste(student)
-    study_sources.wait_for(source_id)
+    sources.wait_for(source_id)
     assert vectors(embedding_app, source_id) == [("fake-embed", 5)]
     assert 'data-embedding="embedded"' in row(student, source_id)
 
@@ -149,13 +150,13 @@ def test_sources_from_before_the_key_catch_up_when_the_panel_is_shown(embedding_
     embedding_app.config["EMBEDDINGS_API_KEY"] = "embed-key"
     panel = student.get(f"/notebook/pages/{student.page_id}/sources", headers=hx(student)).get_data(as_text=True)
     assert 'data-embedding="embedding"' in panel
-    study_embeddings.wait_for(source_id)
+    embeddings.wait_for(source_id)
     assert vectors(embedding_app, source_id) == [("fake-embed", 5)]
 
 
 def test_a_new_model_replaces_the_vectors_and_the_command_embeds_everything(embedding_app, student, fake_outside):
     source_id = paste(student)
-    study_embeddings.wait_for(source_id)
+    embeddings.wait_for(source_id)
     embedding_app.config["EMBEDDINGS_MODEL"] = "fake-embed-2"
     result = embedding_app.test_cli_runner().invoke(args=["notebook-embed"])
     assert result.exit_code == 0 and "Embedded 5 passage(s) of 1 source(s)." in result.output
@@ -184,31 +185,31 @@ def test_a_source_held_by_another_worker_is_left_alone(embedding_app, student, f
     with embedding_app.app_context():
         db.session.execute(sa.update(StudySource).values(embedding_claimed_at=utcnow()))
         db.session.commit()
-        assert study_embeddings.embed_source(source_id) == 0
-        stale = utcnow() - study_embeddings.CLAIM_STALE - timedelta(seconds=1)
+        assert embeddings.embed_source(source_id) == 0
+        stale = utcnow() - embeddings.CLAIM_STALE - timedelta(seconds=1)
         db.session.execute(sa.update(StudySource).values(embedding_claimed_at=stale))
         db.session.commit()
-        assert study_embeddings.embed_source(source_id) == 5  # its thread is gone: taken over
+        assert embeddings.embed_source(source_id) == 5  # its thread is gone: taken over
     assert len(fake_outside.requests(EMBEDDINGS)) == 1
 
 
 def test_deleting_a_source_deletes_its_vectors(embedding_app, student):
     source_id = paste(student)
-    study_embeddings.wait_for(source_id)
+    embeddings.wait_for(source_id)
     with as_user(embedding_app, student.user_id) as user:
-        study_sources.delete(user, source_id)
+        sources.delete(user, source_id)
     with embedding_app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(StudyPassageVector)) == 0
 
 
 def test_deleting_the_account_deletes_its_vectors_and_no_one_elses(embedding_app, student):
     source_id = paste(student)
-    study_embeddings.wait_for(source_id)
+    embeddings.wait_for(source_id)
     other = make_user(embedding_app, email="bruno@example.com", name="Bruno")
     with as_user(embedding_app, other) as bruno:
         page = notebook.create_page(bruno, notebook.create_topic(bruno, "Chemistry").id, "Acids")
-        kept = study_sources.paste(bruno, page.id, "Acids give protons to bases.").id
-        study_embeddings.embed_source(kept)
+        kept = sources.paste(bruno, page.id, "Acids give protons to bases.").id
+        embeddings.embed_source(kept)
     with as_user(embedding_app, student.user_id) as ana:
         configuration.delete_account(ana, PASSWORD, configuration.confirmation_word(ana))
     with embedding_app.app_context():

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from app.services import notebook, study_embeddings, study_retrieval, study_sources
+from app.notebook import embeddings, sources
+from app.notebook import services as notebook
+from app.notebook.ai import retrieval
 
 CORPUS = Path(__file__).parent / "corpus"
 QUESTIONS = json.loads((CORPUS / "questions.json").read_text())
@@ -30,14 +32,14 @@ def corpus_page(ana):
     topic = notebook.create_topic(ana, "Exams")
     page = notebook.create_page(ana, topic.id, "Revision")
     for path in sorted(CORPUS.glob("*.md")):
-        source = study_sources.paste(ana, page.id, path.read_text())
+        source = sources.paste(ana, page.id, path.read_text())
         assert source.status == "ready"
     return page
 
 
 def the_answer(user, page, question):
     """The passage id the question's entry names (its source and the words it starts with)."""
-    for source in study_sources.sources_of(user, page):
+    for source in sources.sources_of(user, page):
         if source.title == _title_of(question["source"]):
             matches = [p.id for p in source.passages if question["passage"] in p.text]
             assert len(matches) == 1, f"{question['passage']!r} names {len(matches)} passages"
@@ -53,25 +55,25 @@ def misses(user, page, questions):
     """The questions whose passage is not in the top 3, with what came instead (for the report)."""
     missed = []
     for question in questions:
-        found = study_retrieval.retrieve(user, page.id, question["question"], limit=TOP)
+        found = retrieval.retrieve(user, page.id, question["question"], limit=TOP)
         if the_answer(user, page, question) not in [hit.passage_id for hit in found]:
             missed.append((question["question"], [hit.text[:50] for hit in found]))
     return missed
 
 
 def test_the_corpus_is_a_few_dozen_passages_and_at_least_ten_questions(ana, corpus_page):
-    passages = sum(source.passages_total for source in study_sources.sources_of(ana, corpus_page))
+    passages = sum(source.passages_total for source in sources.sources_of(ana, corpus_page))
     assert 20 <= passages <= 40
     assert len(FULL_TEXT) >= 10 and BLENDED_ONLY
 
 
 def test_full_text_alone_puts_the_answer_in_the_top_three(ana, corpus_page):
-    assert not study_embeddings.configured()
+    assert not embeddings.configured()
     assert misses(ana, corpus_page, FULL_TEXT) == []
 
 
 def test_blended_with_the_embedding_fake_puts_every_answer_in_the_top_three(ana, corpus_page, embeddings_on):
-    study_embeddings.embed_everything()
+    embeddings.embed_everything()
     embeddings_on.reset()
     assert misses(ana, corpus_page, QUESTIONS) == []
     assert len(embeddings_on.requests("embeddings")) == len(QUESTIONS)  # one call per question

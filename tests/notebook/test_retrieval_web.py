@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from app.services import notebook, source_search, study_sources
-from app.services.errors import NotFound
+from app.notebook import services as notebook
+from app.notebook import sources, web_sources
+from app.shared.errors import NotFound
 from tests.builders import as_user
 from tests.conftest import hx, make_user, sign_in
 from tests.fakes import Reply
@@ -30,7 +31,7 @@ def page_id(app, user_id):
 def sources_of(app, user_id, page_id):
     with as_user(app, user_id) as user:
         page = notebook.get_page(user, page_id)
-        return [(s.title, s.status, s.text) for s in study_sources.sources_of(user, page)]
+        return [(s.title, s.status, s.text) for s in sources.sources_of(user, page)]
 
 
 def accept_form(body, index=1):
@@ -98,8 +99,8 @@ def test_accepting_a_candidate_adds_a_ready_source_with_its_address(app, signed_
         == "Photosynthesis\n\nA longer text about photosynthesis, paragraph 2.\n\nhttps://example.org/2/photosynthesis"
     )
     with as_user(app, user_id) as user:
-        assert [hit.source.title for hit in study_sources.search(user, page_id, "paragraph")] == [title]
-        (source,) = study_sources.sources_of(user, notebook.get_page(user, page_id))
+        assert [hit.source.title for hit in sources.search(user, page_id, "paragraph")] == [title]
+        (source,) = sources.sources_of(user, notebook.get_page(user, page_id))
         assert (source.origin, source.filename) == ("web", "example.org")
     page = signed_in.get(f"/notebook/pages/{page_id}").get_data(as_text=True)
     assert "· from example.org" in page and "· pasted text" not in page  # the row says where it came from
@@ -163,4 +164,4 @@ def test_another_users_page_is_unknown(app, page_id, other_signed_in, other_user
     assert posted.status_code == 404
     assert web_search_on.requests(TAVILY) == []
     with as_user(app, other_user_id) as bruno, pytest.raises(NotFound):
-        source_search.find(bruno, page_id, "cells")
+        web_sources.find(bruno, page_id, "cells")

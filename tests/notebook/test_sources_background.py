@@ -13,9 +13,10 @@ import pytest
 import sqlalchemy as sa
 
 from app.extensions import db
-from app.models import StudyPassage, StudySource
-from app.models.base import utcnow
-from app.services import notebook, study_sources
+from app.notebook import services as notebook
+from app.notebook import sources
+from app.notebook.models.sources import StudyPassage, StudySource
+from app.shared.models import utcnow
 from tests.builders import as_user
 from tests.conftest import hx
 from tests.notebook.conftest import app_on_a_file, signed_in_with_a_page
@@ -55,7 +56,7 @@ def row_until(client, source_id, state, seconds=20):
 
 def hits(app, user_id, page_id, query):
     with as_user(app, user_id) as user:
-        return [hit.passage.position for hit in study_sources.search(user, page_id, query)]
+        return [hit.passage.position for hit in sources.search(user, page_id, query)]
 
 
 def test_a_long_source_answers_at_once_and_is_searchable_once_indexed(sources_app, browser_like):
@@ -71,9 +72,9 @@ def test_a_long_source_answers_at_once_and_is_searchable_once_indexed(sources_ap
 
 
 def test_the_row_shows_the_progress_and_search_waits_for_the_whole_source(sources_app, browser_like, monkeypatch):
-    monkeypatch.setattr(study_sources, "BATCH", 3)
+    monkeypatch.setattr(sources, "BATCH", 3)
     first_batch_in, go_on = threading.Event(), threading.Event()
-    index_batch = study_sources.index_batch
+    index_batch = sources.index_batch
 
     def slow_index(source, batch):
         index_batch(source, batch)
@@ -81,7 +82,7 @@ def test_the_row_shows_the_progress_and_search_waits_for_the_whole_source(source
             first_batch_in.set()
             go_on.wait(10)
 
-    monkeypatch.setattr(study_sources, "index_batch", slow_index)
+    monkeypatch.setattr(sources, "index_batch", slow_index)
     browser_like.post(
         f"/notebook/pages/{browser_like.page_id}/sources", data={"text": LONG_TEXT}, headers=hx(browser_like)
     )
@@ -94,13 +95,13 @@ def test_the_row_shows_the_progress_and_search_waits_for_the_whole_source(source
     assert 'hx-trigger="every 1s"' in row and 'data-state="processing"' in row
     assert re.search(r'<progress max="8" value="[03]"', row)
     assert searched_midway == []  # three passages are in, but the source is not ready yet
-    study_sources.wait_for(source.id)
+    sources.wait_for(source.id)
     assert "8 passages, searchable" in row_until(browser_like, source.id, "ready")
 
 
 def test_a_crash_while_indexing_leaves_a_failed_source_and_nothing_searchable(sources_app, browser_like, monkeypatch):
-    monkeypatch.setattr(study_sources, "BATCH", 3)
-    index_batch = study_sources.index_batch
+    monkeypatch.setattr(sources, "BATCH", 3)
+    index_batch = sources.index_batch
     batches = []
 
     def crashing_index(source, batch):
@@ -109,12 +110,12 @@ def test_a_crash_while_indexing_leaves_a_failed_source_and_nothing_searchable(so
             raise RuntimeError("the disk is full")
         index_batch(source, batch)
 
-    monkeypatch.setattr(study_sources, "index_batch", crashing_index)
+    monkeypatch.setattr(sources, "index_batch", crashing_index)
     browser_like.post(
         f"/notebook/pages/{browser_like.page_id}/sources", data={"text": LONG_TEXT}, headers=hx(browser_like)
     )
     source = the_source(sources_app, browser_like.user_id)
-    study_sources.wait_for(source.id)
+    sources.wait_for(source.id)
     row = row_until(browser_like, source.id, "failed")
     assert "Something went wrong while this source was indexed" in row and "hx-trigger" not in row
     with sources_app.app_context():
@@ -136,7 +137,7 @@ def test_a_large_pdf_is_read_in_the_background_and_one_without_text_says_so(sour
         assert response.status_code == 200
     with as_user(sources_app, browser_like.user_id) as user:
         page = notebook.get_page(user, browser_like.page_id)
-        paper, scan = (source.id for source in study_sources.sources_of(user, page))
+        paper, scan = (source.id for source in sources.sources_of(user, page))
     assert "1 passage, searchable" in row_until(browser_like, paper, "ready")
     assert "This PDF has no text to extract" in row_until(browser_like, scan, "failed")
     with sources_app.app_context():
@@ -153,5 +154,5 @@ def test_a_source_whose_thread_died_long_ago_reads_as_failed(sources_app, browse
         source.status = "processing"
         db.session.add(source)
         db.session.commit()
-        assert study_sources.state(source) == "processing"
-        assert study_sources.state(source, now=utcnow() + timedelta(minutes=11)) == "failed"
+        assert sources.state(source) == "processing"
+        assert sources.state(source, now=utcnow() + timedelta(minutes=11)) == "failed"

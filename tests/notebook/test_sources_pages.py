@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from app.services import notebook, study_sources
+from app.notebook import services as notebook
+from app.notebook import sources
 from tests.builders import as_user
 from tests.conftest import csrf_token_from, hx, make_user, sign_in
 from tests.notebook.test_sources_service import a_pdf
@@ -23,7 +24,7 @@ def page_id(app, user_id):
 def sources_of(app, user_id, page_id):
     with as_user(app, user_id) as user:
         page = notebook.get_page(user, page_id)
-        return [(s.title, s.status, s.passages_total) for s in study_sources.sources_of(user, page)]
+        return [(s.title, s.status, s.passages_total) for s in sources.sources_of(user, page)]
 
 
 def toast_of(response):
@@ -109,13 +110,13 @@ def test_an_upload_is_read_and_a_wrong_one_refused_with_its_reason(app, signed_i
 
 
 def test_a_file_above_the_limit_is_refused_before_it_is_read_whole(app, signed_in, user_id, page_id):
-    huge = io.BytesIO(b"a" * (study_sources.FILE_MAX_BYTES + 200 * 1024))
+    huge = io.BytesIO(b"a" * (sources.FILE_MAX_BYTES + 200 * 1024))
     response = signed_in.post(
         f"/notebook/pages/{page_id}/sources/upload", data={"file": (huge, "huge.txt")}, headers=hx(signed_in)
     )
     assert response.status_code == 413
     assert "Upload a file of at most 5 MB." in response.get_data(as_text=True)
-    just_above = io.BytesIO(b"a" * (study_sources.FILE_MAX_BYTES + 1))
+    just_above = io.BytesIO(b"a" * (sources.FILE_MAX_BYTES + 1))
     response = signed_in.post(
         f"/notebook/pages/{page_id}/sources/upload", data={"file": (just_above, "big.txt")}, headers=hx(signed_in)
     )
@@ -133,7 +134,7 @@ def test_a_paste_larger_than_a_normal_form_is_accepted_up_to_its_own_limit(app, 
 def test_search_marks_the_words_and_shows_a_sources_markup_as_text(app, signed_in, user_id, page_id):
     planted = '<script>alert("x")</script><img src=x onerror=alert(1)> Osmosis moves water.'
     with as_user(app, user_id) as user:
-        study_sources.paste(user, page_id, planted, title="<b>Evil</b> notes")
+        sources.paste(user, page_id, planted, title="<b>Evil</b> notes")
     body = signed_in.get(f"/notebook/pages/{page_id}/search?q=osmosis", headers=hx(signed_in)).get_data(as_text=True)
     assert "<mark>Osmosis</mark> moves water." in body
     assert "<script>" not in body and "<img" not in body and "<b>Evil</b>" not in body
@@ -145,7 +146,7 @@ def test_search_marks_the_words_and_shows_a_sources_markup_as_text(app, signed_i
 
 def test_search_without_javascript_renders_the_whole_page_with_the_results(app, signed_in, user_id, page_id):
     with as_user(app, user_id) as user:
-        study_sources.paste(user, page_id, "Mitosis splits a cell.", title="Division")
+        sources.paste(user, page_id, "Mitosis splits a cell.", title="Division")
     body = signed_in.get(f"/notebook/pages/{page_id}/search?q=mitosis").get_data(as_text=True)
     assert "<h1>Cells</h1>" in body and "<mark>Mitosis</mark>" in body and 'value="mitosis"' in body
     nothing = signed_in.get(f"/notebook/pages/{page_id}/search?q=meiosis", headers=hx(signed_in))
@@ -156,7 +157,7 @@ def test_search_without_javascript_renders_the_whole_page_with_the_results(app, 
 
 def test_deleting_a_source_asks_first_and_takes_its_passages(app, signed_in, user_id, page_id):
     with as_user(app, user_id) as user:
-        source_id = study_sources.paste(user, page_id, "Mitosis splits a cell.", title="Division").id
+        source_id = sources.paste(user, page_id, "Mitosis splits a cell.", title="Division").id
     ask = signed_in.get(f"/notebook/sources/{source_id}/delete", headers=hx(signed_in)).get_data(as_text=True)
     assert "Delete this source?" in ask and "search will no longer find them" in ask
     response = signed_in.post(f"/notebook/sources/{source_id}/delete", headers=hx(signed_in))
@@ -179,7 +180,7 @@ def test_a_paste_without_javascript_comes_back_to_the_page_with_a_message(app, s
 
 def test_another_users_sources_and_pages_behave_as_unknown(app, signed_in, other_signed_in, user_id, page_id):
     with as_user(app, user_id) as user:
-        source_id = study_sources.paste(user, page_id, "Private.", title="Mine").id
+        source_id = sources.paste(user, page_id, "Private.", title="Mine").id
     for url in (
         f"/notebook/pages/{page_id}/sources",
         f"/notebook/pages/{page_id}/search?q=private",

@@ -2,21 +2,24 @@
 ranked full-text search — on SQLite here, and on PostgreSQL when BEYOU_TEST_DATABASE_URL is set
 (the same tests run on both: the index is created with the tables, as the migration makes it)."""
 
+import inspect
 import io
-import pathlib
+import re
 
 import pytest
 import sqlalchemy as sa
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
-from app.agent.tools.registry import REGISTRY
+from app import demo
+from app.agent.registry import REGISTRY
 from app.extensions import db
-from app.models import StudyPassage, StudySource
-from app.models.study_sources import SEARCH_TABLE
-from app.services import configuration, demo, notebook, study_sources
-from app.services.errors import Invalid, NotFound
-from app.services.study_sources import PASSAGE_MAX, PASSAGE_TARGET, split
+from app.notebook import services as notebook
+from app.notebook import sources
+from app.notebook.models.sources import SEARCH_TABLE, StudyPassage, StudySource
+from app.notebook.sources import PASSAGE_MAX, PASSAGE_TARGET, split
+from app.profile import configuration
+from app.shared.errors import Invalid, NotFound
 from tests.conftest import PASSWORD
 
 
@@ -58,7 +61,7 @@ def refusal_of(action):
 
 
 def found(user, page, query):
-    return [(hit.source.title, hit.passage.position) for hit in study_sources.search(user, page.id, query)]
+    return [(hit.source.title, hit.passage.position) for hit in sources.search(user, page.id, query)]
 
 
 # The split ----------------------------------------------------------------------------------
@@ -105,7 +108,7 @@ def test_an_empty_text_has_no_passage():
 
 
 def test_a_pasted_source_is_searchable_at_once_and_titled_by_its_first_line(ana, page):
-    source = study_sources.paste(ana, page.id, "# Photosynthesis\n\nPlants turn light into sugar.")
+    source = sources.paste(ana, page.id, "# Photosynthesis\n\nPlants turn light into sugar.")
     assert (source.title, source.origin, source.status, source.passages_total) == (
         "Photosynthesis",
         "pasted",
@@ -116,20 +119,20 @@ def test_a_pasted_source_is_searchable_at_once_and_titled_by_its_first_line(ana,
 
 
 def test_pasted_sources_are_refused_empty_too_long_or_with_a_long_title(ana, page):
-    assert refusal_of(lambda: study_sources.paste(ana, page.id, "  \n ")) == {"text": "NOTEBOOK_SOURCE_EMPTY"}
-    too_long = "a" * (study_sources.PASTE_MAX_CHARS + 1)
-    assert refusal_of(lambda: study_sources.paste(ana, page.id, too_long)) == {"text": "NOTEBOOK_SOURCE_TOO_LONG"}
-    assert refusal_of(lambda: study_sources.paste(ana, page.id, "ok", title="t" * 201)) == {
+    assert refusal_of(lambda: sources.paste(ana, page.id, "  \n ")) == {"text": "NOTEBOOK_SOURCE_EMPTY"}
+    too_long = "a" * (sources.PASTE_MAX_CHARS + 1)
+    assert refusal_of(lambda: sources.paste(ana, page.id, too_long)) == {"text": "NOTEBOOK_SOURCE_TOO_LONG"}
+    assert refusal_of(lambda: sources.paste(ana, page.id, "ok", title="t" * 201)) == {
         "title": "NOTEBOOK_SOURCE_TITLE_TOO_LONG"
     }
-    assert refusal_of(lambda: study_sources.paste(ana, page.id, "a\x00b")) == {"text": "TEXT_HAS_NUL"}
+    assert refusal_of(lambda: sources.paste(ana, page.id, "a\x00b")) == {"text": "TEXT_HAS_NUL"}
     assert db.session.scalar(sa.select(sa.func.count()).select_from(StudySource)) == 0
 
 
 def test_text_markdown_and_pdf_files_are_read(ana, page):
-    txt = study_sources.upload(ana, page.id, "notes.txt", "\ufeffOsmosis moves water.\r\n".encode())
-    md = study_sources.upload(ana, page.id, "C:\\docs\\summary.md", b"# Summary\n\nDiffusion spreads solutes.")
-    pdf = study_sources.upload(ana, page.id, "paper.pdf", a_pdf(["Ribosomes build proteins."]))
+    txt = sources.upload(ana, page.id, "notes.txt", "\ufeffOsmosis moves water.\r\n".encode())
+    md = sources.upload(ana, page.id, "C:\\docs\\summary.md", b"# Summary\n\nDiffusion spreads solutes.")
+    pdf = sources.upload(ana, page.id, "paper.pdf", a_pdf(["Ribosomes build proteins."]))
     assert [(s.title, s.origin, s.filename) for s in (txt, md, pdf)] == [
         ("notes", "txt", "notes.txt"),
         ("summary", "md", "summary.md"),
@@ -154,82 +157,78 @@ def test_text_markdown_and_pdf_files_are_read(ana, page):
     ],
 )
 def test_a_file_is_checked_by_its_content_not_only_its_name(ana, page, name, data, key):
-    assert refusal_of(lambda: study_sources.upload(ana, page.id, name, data)) == {"file": key}
+    assert refusal_of(lambda: sources.upload(ana, page.id, name, data)) == {"file": key}
     assert db.session.scalar(sa.select(sa.func.count()).select_from(StudySource)) == 0
 
 
 def test_a_pdf_without_text_and_an_oversize_file_are_refused_with_nothing_saved(ana, page):
     scanned = a_pdf([], [])
-    assert refusal_of(lambda: study_sources.upload(ana, page.id, "scan.pdf", scanned)) == {
+    assert refusal_of(lambda: sources.upload(ana, page.id, "scan.pdf", scanned)) == {
         "file": "NOTEBOOK_SOURCE_PDF_NO_TEXT"
     }
-    huge = b"a" * (study_sources.FILE_MAX_BYTES + 1)
-    assert refusal_of(lambda: study_sources.upload(ana, page.id, "huge.txt", huge)) == {
+    huge = b"a" * (sources.FILE_MAX_BYTES + 1)
+    assert refusal_of(lambda: sources.upload(ana, page.id, "huge.txt", huge)) == {
         "file": "NOTEBOOK_SOURCE_FILE_TOO_LARGE"
     }
     assert db.session.scalar(sa.select(sa.func.count()).select_from(StudySource)) == 0
 
 
 def test_another_users_page_and_source_are_unknown(ana, bruno, page):
-    source = study_sources.paste(ana, page.id, "Mine.")
+    source = sources.paste(ana, page.id, "Mine.")
     with pytest.raises(NotFound):
-        study_sources.paste(bruno, page.id, "Theirs.")
+        sources.paste(bruno, page.id, "Theirs.")
     with pytest.raises(NotFound):
-        study_sources.delete(bruno, source.id)
+        sources.delete(bruno, source.id)
     with pytest.raises(NotFound):
-        study_sources.search(bruno, page.id, "mine")
+        sources.search(bruno, page.id, "mine")
 
 
 # Search -------------------------------------------------------------------------------------
 
 
 def test_search_ranks_the_passage_about_the_words_first(ana, page):
-    study_sources.paste(
-        ana, page.id, "Many organelles exist; the mitochondria is one of them, among dozens more.", "Once"
-    )
-    study_sources.paste(
-        ana, page.id, "Mitochondria. Mitochondria make energy; mitochondria have their own DNA.", "Thrice"
-    )
-    study_sources.paste(ana, page.id, "Chloroplasts capture light.", "Never")
+    sources.paste(ana, page.id, "Many organelles exist; the mitochondria is one of them, among dozens more.", "Once")
+    sources.paste(ana, page.id, "Mitochondria. Mitochondria make energy; mitochondria have their own DNA.", "Thrice")
+    sources.paste(ana, page.id, "Chloroplasts capture light.", "Never")
     assert found(ana, page, "mitochondria") == [("Thrice", 1), ("Once", 1)]
 
 
 def test_a_passage_with_more_of_the_words_ranks_above_one_with_fewer(ana, page):
-    study_sources.paste(ana, page.id, "The membrane surrounds the cell.", "Both")
-    study_sources.paste(ana, page.id, "A membrane can be a thin film in a drum.", "One")
+    sources.paste(ana, page.id, "The membrane surrounds the cell.", "Both")
+    sources.paste(ana, page.id, "A membrane can be a thin film in a drum.", "One")
     assert found(ana, page, "cell membrane") == [("Both", 1), ("One", 1)]
 
 
 def test_search_is_case_insensitive_takes_the_last_word_as_a_prefix_and_ignores_syntax(ana, page):
-    study_sources.paste(ana, page.id, "Photosynthesis happens in CHLOROPLASTS.", "Plants")
+    sources.paste(ana, page.id, "Photosynthesis happens in CHLOROPLASTS.", "Plants")
     assert found(ana, page, "chloroplasts") == [("Plants", 1)]
     assert found(ana, page, "photosynth") == [("Plants", 1)]
     assert found(ana, page, "NEAR( \"photo* OR ) -- ' ;") == []  # quotes, operators: just words
     assert found(ana, page, "  !!! ") == []
     with pytest.raises(Invalid):
-        study_sources.search(ana, page.id, "x" * 201)
+        sources.search(ana, page.id, "x" * 201)
 
 
 def test_search_stays_on_the_page_and_on_its_owner(ana, bruno, page):
     other_page = notebook.create_page(ana, page.topic_id, "Genetics")
-    study_sources.paste(ana, page.id, "Cells have nuclei.", "Here")
-    study_sources.paste(ana, other_page.id, "Nuclei hold DNA.", "There")
+    sources.paste(ana, page.id, "Cells have nuclei.", "Here")
+    sources.paste(ana, other_page.id, "Nuclei hold DNA.", "There")
     theirs = notebook.create_page(bruno, notebook.create_topic(bruno, "Bio").id, "Cells")
-    study_sources.paste(bruno, theirs.id, "Nuclei everywhere.", "Bruno's")
+    sources.paste(bruno, theirs.id, "Nuclei everywhere.", "Bruno's")
     assert found(ana, page, "nuclei") == [("Here", 1)]
 
 
 def test_the_matched_words_are_marked_and_everything_else_kept_as_text(ana, page):
-    study_sources.paste(ana, page.id, "<b>Cells</b> & cellular walls; a cell.", "Markup")
-    (hit,) = study_sources.search(ana, page.id, "cell")
+    sources.paste(ana, page.id, "<b>Cells</b> & cellular walls; a cell.", "Markup")
+    (hit,) = sources.search(ana, page.id, "cell")
     assert [part for part, marked in hit.parts if marked] == ["Cells", "cellular", "cell"]
     assert "".join(part for part, _ in hit.parts) == "<b>Cells</b> & cellular walls; a cell."
 
 
 def test_deleting_a_source_page_or_account_leaves_no_index_entry(app, ana, page):
-    first = study_sources.paste(ana, page.id, "Enzymes speed reactions.", "First")
-    study_sources.paste(ana, page.id, "Enzymes are proteins.", "Second")
-    study_sources.delete(ana, first.id)
+    first = sources.paste(ana, page.id, "Enzymes speed reactions.", "First")
+    sources.paste(ana, page.id, "Enzymes are proteins.", "Second")
+    sources.delete(ana, first.id)
     assert found(ana, page, "enzymes") == [("Second", 1)]
     assert indexed_rows() == 1
     configuration.delete_account(ana, PASSWORD, configuration.confirmation_word(ana))
@@ -245,7 +244,7 @@ def indexed_rows():
 
 
 def test_the_export_carries_each_source_with_its_text(ana, page):
-    study_sources.paste(ana, page.id, "Cells divide by mitosis.", "Mitosis")
+    sources.paste(ana, page.id, "Cells divide by mitosis.", "Mitosis")
     (exported,) = configuration.export(ana)["notebook_sources"]
     assert exported["title"] == "Mitosis" and exported["text"] == "Cells divide by mitosis."
     assert exported["pageId"] == str(page.id) and exported["status"] == "ready"
@@ -257,11 +256,12 @@ def test_the_demo_account_has_a_pasted_source_to_search(ana):
     assert (source.title, source.origin, source.status) == (demo.DEMO_SOURCE_TITLE, "pasted", "ready")
     assert source.passages_total > 1
     page = notebook.get_page(ana, source.page_id)
-    assert [hit.source.title for hit in study_sources.search(ana, page.id, "mitochondria")] == [source.title]
+    assert [hit.source.title for hit in sources.search(ana, page.id, "mitochondria")] == [source.title]
 
 
 def test_no_assistant_tool_can_write_a_source():
     """Sources are written from the notebook's pages only: no tool module reaches their service."""
-    tools = pathlib.Path(__file__).resolve().parents[2] / "app" / "agent" / "tools"
-    assert [path.name for path in tools.glob("*.py") if "study_sources" in path.read_text()] == []
+    modules = {inspect.getmodule(tool.handler) for tool in REGISTRY.values()}
+    reaching = re.compile(r"app\.notebook\.sources|from app\.notebook import [^\n]*\bsources\b")
+    assert len(modules) > 10 and [m.__name__ for m in modules if reaching.search(inspect.getsource(m))] == []
     assert REGISTRY and [name for name in REGISTRY if "source" in name.lower()] == []

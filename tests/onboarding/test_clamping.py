@@ -1,7 +1,7 @@
 """The onboarding answer is hostile until proven useful: each cleaning rule, one at a time."""
 
-from app.services import onboarding
-from app.services.onboarding import (
+from app.onboarding import services as onboarding
+from app.onboarding.services import (
     CategoriesAnswer,
     GoalsAnswer,
     ItemsAnswer,

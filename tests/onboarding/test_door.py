@@ -8,9 +8,14 @@ import re
 import pytest
 from prometheus_client import REGISTRY
 
+from app.categories import services as categories
+from app.categories.models import Category
 from app.extensions import db
-from app.models import Category, Habit, OnboardingRun, Routine, ScheduleDay, Task, User
-from app.services import categories
+from app.habits.models import Habit
+from app.onboarding.models import OnboardingRun
+from app.profile.models import User
+from app.routines.models.routines import Routine, ScheduleDay
+from app.tasks.models import Task
 from tests.onboarding.conftest import Reply, Wizard, a_wizard, says
 
 CATEGORIES = {"categories": [{"name": "Health", "icon": "heart"}, {"name": "Work", "icon": "briefcase"}]}

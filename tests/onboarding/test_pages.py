@@ -2,8 +2,8 @@
 answers in both languages without any model call."""
 
 from app.extensions import db
-from app.models import OnboardingRun, User
-from app.models.onboarding import OnboardingStatus
+from app.onboarding.models import OnboardingRun, OnboardingStatus
+from app.profile.models import User
 from tests.accounts.test_auth import register
 from tests.conftest import sign_in, standalone_app
 

@@ -39,6 +39,25 @@ def test_a_versioned_static_file_is_cached_for_a_year_without_asking_again(clien
     assert not response.cache_control.no_cache
 
 
+def test_a_domain_s_static_file_is_served_from_its_package_at_its_usual_url(client):
+    """/static/css/mood.css is app/mood/static/css/mood.css, named by its content like the shell's."""
+    content = (ROOT / "app" / "mood" / "static" / "css" / "mood.css").read_bytes()
+    version = hashlib.sha256(content).hexdigest()[:12]
+    response = client.get(f"/static/css/mood.css?v={version}")
+    assert response.status_code == 200 and response.get_data() == content
+    assert response.cache_control.immutable
+    assert client.get("/static/css/no-such.css").status_code == 404
+    assert client.get("/static/../app/mood/services.py").status_code == 404
+
+
+def test_no_two_static_folders_hold_the_same_name():
+    """One namespace, /static/...: a domain's file may not hide the shell's or another domain's."""
+    folders = [ROOT / "static", *sorted((ROOT / "app").glob("**/static"))]
+    names = [path.relative_to(folder) for folder in folders for path in folder.rglob("*") if path.is_file()]
+    assert len(folders) > 8
+    assert len(names) == len(set(names))
+
+
 def test_an_unversioned_or_stale_static_file_is_revalidated(client):
     for url in ("/static/js/app.js", "/static/js/app.js?v=000000000000"):
         response = client.get(url)

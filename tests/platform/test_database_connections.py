@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from app.extensions import db
-from app.models import User
+from app.profile.models import User
 from tests.conftest import TEST_DATABASE_URL
 
 pytestmark = pytest.mark.skipif(

@@ -9,9 +9,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from app import events
 from app.extensions import db
-from app.models import User
-from app.services.errors import DomainError, Invalid, NotFound
-from app.services.ownership import owned
+from app.profile.models import User
+from app.shared.errors import DomainError, Invalid, NotFound
+from app.shared.ownership import owned
 from tests.conftest import make_user
 
 

@@ -11,7 +11,7 @@ from flask_migrate import upgrade
 
 from app import create_app
 from app.extensions import db
-from app.models import include_object
+from app.shared.models import include_object
 
 
 def upgraded_and_diffed(url):

@@ -5,7 +5,7 @@ from flask_login import login_required
 
 from app import create_app, events
 from app.extensions import db
-from app.models import User
+from app.profile.models import User
 from tests.conftest import csrf_token_from, make_user, sign_in, standalone_app
 
 

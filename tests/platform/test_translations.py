@@ -7,7 +7,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from app.services.errors import MESSAGES
+from app.shared.errors import MESSAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 PT = ROOT / "app" / "translations" / "pt" / "LC_MESSAGES" / "messages.po"

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from app import freeze_startup_objects
-from app.agent import runner
+from app.assistant import runner
 
 ROOT = Path(__file__).resolve().parents[2]
 

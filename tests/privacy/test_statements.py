@@ -18,12 +18,16 @@ import uuid
 
 import pytest
 
-from app import domains
-from app.agent.tools import registry, toolsets
+from app import demo, domains
+from app.agent import registry, toolsets
+from app.categories import services as categories
 from app.extensions import db
-from app.models import User
-from app.services import accounts, categories, configuration, demo, habits, ideas, mood
-from app.services.progress import today_for
+from app.habits import services as habits
+from app.ideas import services as ideas
+from app.mood import services as mood
+from app.profile import accounts, configuration
+from app.profile.models import User
+from app.shared.days import today_for
 from app.web.navigation import AREAS
 from tests.assistant.conftest import AgentClient, Reply, chain_env, make_user, wait_for_turn
 from tests.assistant.test_tools import build_a_life
@@ -160,7 +164,7 @@ def _demo_user():
 def test_the_export_carries_every_row_of_every_exported_table(app_context):
     user = _demo_user()
     data = configuration.export(user)
-    assert list(data) == ["exported_at", *configuration.EXPORT_SECTIONS, "not_included"]
+    assert list(data) == ["exported_at", *configuration.export_sections(), "not_included"]
     text = json.dumps(data)
     exported_tables = {table for domain in domains.DOMAINS for tables in domain.export.values() for table in tables}
     checked = set()

@@ -5,9 +5,13 @@ from datetime import UTC, date, datetime, time
 
 import pytest
 
+from app.categories.models import Category
 from app.extensions import db
-from app.models import Category, Habit, Task, User
-from app.services import routines, schedules
+from app.habits.models import Habit
+from app.profile.models import User
+from app.routines import schedules
+from app.routines import services as routines
+from app.tasks.models import Task
 
 # A Wednesday at noon, UTC. Tests move "now" around it instead of reading the clock.
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)

@@ -6,9 +6,12 @@ import pytest
 from sqlalchemy import event
 
 from app.extensions import db
-from app.models import ConstanceMode, DayOutcome, EntryCheck, Outcome, OwnerType, XpDay
-from app.services import routines, schedules, today
-from app.services.errors import Invalid, NotFound
+from app.profile.models import ConstanceMode
+from app.routines import schedules, today
+from app.routines import services as routines
+from app.routines.models.checks import EntryCheck
+from app.routines.models.history import DayOutcome, Outcome, OwnerType, XpDay
+from app.shared.errors import Invalid, NotFound
 from tests.routines.conftest import NOW, TODAY, entry_of, make_category, make_habit, make_task, morning
 
 
@@ -262,7 +265,7 @@ def test_a_level_up_is_celebrated(user):
 
 
 def test_the_data_export_carries_the_check_rows(user):
-    from app.services import configuration
+    from app.profile import configuration
 
     routine = morning(user, make_habit(user, "Read"))
     today.check(user, entry_of(routine).id, now=NOW)

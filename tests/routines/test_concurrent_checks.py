@@ -1,7 +1,7 @@
 """Several clients toggling one entry at once on PostgreSQL: every request answers, and the XP,
 the day's outcomes and the streak figures agree with how many toggles went through.
 
-Each check holds its account's row lock (app.services.today._lock_account), so the toggles run
+Each check holds its account's row lock (app.routines.today._lock_account), so the toggles run
 one after the other: none sees a stale state and pays or takes back XP twice, and none collides
 on the day's unique check row. SQLite lets one writer in at a time anyway, so the test needs
 BEYOU_TEST_DATABASE_URL.
@@ -13,8 +13,12 @@ from datetime import UTC, datetime
 import pytest
 
 from app.extensions import db
-from app.models import DayOutcome, EntryCheck, Habit, OwnerType, Routine, User, XpDay
-from app.services.progress import today_for
+from app.habits.models import Habit
+from app.profile.models import User
+from app.routines.models.checks import EntryCheck
+from app.routines.models.history import DayOutcome, OwnerType, XpDay
+from app.routines.models.routines import Routine
+from app.shared.days import today_for
 from tests.conftest import TEST_DATABASE_URL, csrf_token_from, sign_in
 from tests.routines.conftest import entry_of, make_category, make_habit, morning
 

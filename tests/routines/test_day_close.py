@@ -3,8 +3,11 @@
 from datetime import UTC, datetime, timedelta
 
 from app.extensions import db
-from app.models import DayCloseMark, DayOutcome, EntryCheck, Outcome, OwnerType, Task
-from app.services import day_close, routines, streaks, today
+from app.routines import day_close, streaks, today
+from app.routines import services as routines
+from app.routines.models.checks import DayCloseMark, EntryCheck
+from app.routines.models.history import DayOutcome, Outcome, OwnerType
+from app.tasks.models import Task
 from tests.routines.conftest import NOW, TODAY, at, entry_of, make_habit, make_task, morning
 
 YESTERDAY = TODAY - timedelta(days=1)

@@ -6,7 +6,7 @@ import uuid
 import pytest
 from flask import url_for
 
-from app.web.routines import entry_url
+from app.routines.routes import entry_url
 
 ENDPOINTS = ("routines.check_entry", "routines.skip_entry", "focus.entry")
 

@@ -5,9 +5,11 @@ from datetime import timedelta
 import pytest
 
 from app.extensions import db
-from app.models import Outcome, OwnerType, XpDecay
-from app.services import day_close, routines, streaks, today
-from app.services.errors import Invalid
+from app.profile.models import XpDecay
+from app.routines import day_close, streaks, today
+from app.routines import services as routines
+from app.routines.models.history import Outcome, OwnerType
+from app.shared.errors import Invalid
 from tests.routines.conftest import NOW, TODAY, at, entry_of, make_category, make_habit, morning
 
 

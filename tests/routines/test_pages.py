@@ -7,8 +7,12 @@ from datetime import timedelta
 import pytest
 
 from app.extensions import db
-from app.models import DayOutcome, Outcome, OwnerType, Routine, User
-from app.services import day_close, progress, routines, schedules
+from app.profile.models import User
+from app.routines import day_close, schedules
+from app.routines import services as routines
+from app.routines.models.history import DayOutcome, Outcome, OwnerType
+from app.routines.models.routines import Routine
+from app.shared import days
 from tests.routines.conftest import make_category, make_habit, morning
 
 HTMX = {"HX-Request": "true"}
@@ -81,7 +85,7 @@ def test_a_skip_in_place_marks_the_row_skipped(signed_in, plan):
 
 
 def test_a_milestone_check_answers_with_a_celebration(app, signed_in, plan, user):
-    today = progress.today_for(user)
+    today = days.today_for(user)
     for days_ago in range(1, 7):
         db.session.add(
             DayOutcome(user_id=user.id, owner_type=OwnerType.HABIT, owner_id=routine_of(plan).entries[0].habit_id,
@@ -100,7 +104,7 @@ def test_a_habit_id_sent_as_an_entry_is_refused_with_a_toast_naming_the_entry(si
 
 
 def test_a_past_day_shows_the_history_view_with_the_decayed_xp(signed_in, plan, user):
-    yesterday = progress.today_for(user) - timedelta(days=1)
+    yesterday = days.today_for(user) - timedelta(days=1)
     page = text(signed_in.get(f"/routines?day={yesterday.isoformat()}"))
     assert 'data-testid="history-mode"' in page and 'data-testid="history-card"' in page
     assert "+20 XP" in page  # 25 × 0.8, one day late
@@ -108,7 +112,7 @@ def test_a_past_day_shows_the_history_view_with_the_decayed_xp(signed_in, plan, 
 
 
 def test_a_late_check_from_the_history_view_pays_the_decayed_xp(signed_in, plan, user_id, user):
-    yesterday = progress.today_for(user) - timedelta(days=1)
+    yesterday = days.today_for(user) - timedelta(days=1)
     response = post(signed_in, f"/routines/entries/{plan['entry']}/check", {"day": yesterday.isoformat()})
     assert response.status_code == 200 and "+20 XP" in text(response)
     assert "celebration" not in text(response)
@@ -116,7 +120,7 @@ def test_a_late_check_from_the_history_view_pays_the_decayed_xp(signed_in, plan,
 
 
 def test_a_future_day_is_refused(signed_in, plan, user):
-    tomorrow = progress.today_for(user) + timedelta(days=2)
+    tomorrow = days.today_for(user) + timedelta(days=2)
     assert signed_in.get(f"/routines?day={tomorrow.isoformat()}").status_code == 422
     assert post(signed_in, f"/routines/entries/{plan['entry']}/skip", {"day": tomorrow.isoformat()}).status_code == 422
 
@@ -256,7 +260,7 @@ def test_the_streak_chip_appears_once_a_day_counts(signed_in, plan):
 
 
 def test_every_widget_in_the_catalogue_renders_as_its_own_fragment(signed_in, plan):
-    from app.services.widgets import CATALOGUE
+    from app.profile.widgets import CATALOGUE
 
     for widget_id in CATALOGUE:
         response = signed_in.get(f"/dashboard/regions?ids={widget_id}")
@@ -294,7 +298,7 @@ def test_the_dashboard_refreshes_its_regions_in_one_request_per_set_of_domains_t
 
 
 def test_the_heatmap_is_an_accessible_svg_of_sixteen_weeks(signed_in, plan, user):
-    yesterday = progress.today_for(user) - timedelta(days=1)
+    yesterday = days.today_for(user) - timedelta(days=1)
     day_close.close_days()
     body = text(signed_in.get("/dashboard/regions?ids=constanceHeatmap"))
     assert 'role="img"' in body and "<title" in body and "Done" in body and "Missed" in body
@@ -312,7 +316,7 @@ def test_the_category_widgets_show_the_areas(signed_in, plan, user):
 
 def test_a_closed_past_day_shows_what_was_missed(signed_in, plan, user):
     day_close.close_days()
-    yesterday = progress.today_for(user) - timedelta(days=1)
+    yesterday = days.today_for(user) - timedelta(days=1)
     fragment = text(signed_in.get(f"/routines/day?day={yesterday.isoformat()}"))
     assert "Missed" in fragment and "Completed: 0" in fragment
 

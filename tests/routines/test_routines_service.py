@@ -5,9 +5,12 @@ from datetime import time
 import pytest
 
 from app.extensions import db
-from app.models import EntryCheck, OwnerType, Routine, RoutineEntry, RoutineKind, XpDay
-from app.services import routines, today
-from app.services.errors import Invalid, NotFound
+from app.routines import services as routines
+from app.routines import today
+from app.routines.models.checks import EntryCheck
+from app.routines.models.history import OwnerType, XpDay
+from app.routines.models.routines import Routine, RoutineEntry, RoutineKind
+from app.shared.errors import Invalid, NotFound
 from tests.routines.conftest import NOW, entry_of, make_habit, make_task, morning
 
 

@@ -2,8 +2,9 @@
 
 import pytest
 
-from app.services import routines, schedules
-from app.services.errors import Invalid, NotFound
+from app.routines import schedules
+from app.routines import services as routines
+from app.shared.errors import Invalid, NotFound
 
 
 def routine(user, name):

@@ -7,9 +7,10 @@ from types import SimpleNamespace
 import pytest
 
 from app.extensions import db
-from app.models import ConstanceMode, DayOutcome, Outcome, OwnerType
-from app.services import day_close, schedules, streaks, today
-from app.services.errors import Invalid
+from app.profile.models import ConstanceMode
+from app.routines import day_close, schedules, streaks, today
+from app.routines.models.history import DayOutcome, Outcome, OwnerType
+from app.shared.errors import Invalid
 from tests.routines.conftest import TODAY, at, entry_of, make_habit, morning
 
 START = TODAY - timedelta(days=6)  # a Thursday

@@ -5,11 +5,14 @@ from datetime import timedelta
 
 import pytest
 
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import tool_calls
 from app.extensions import db
-from app.models import EntryCheck, User
-from app.services import routines, today
-from app.services.errors import Invalid
+from app.profile.models import User
+from app.routines import services as routines
+from app.routines import today
+from app.routines.models.checks import EntryCheck
+from app.shared.errors import Invalid
 from tests.conftest import csrf_token_from, sign_in
 from tests.routines.conftest import NOW, TODAY, entry_of, make_habit, morning
 
@@ -57,7 +60,7 @@ def test_the_tool_refuses_an_entry_not_scheduled_today(user):
     local_today = today.local_today(user)[1]  # the tool acts now
     routine = morning(user, make_habit(user), weekdays=[day for day in range(7) if day != local_today.weekday()])
     context = registry.ToolContext(user=user, chat=None)
-    outcome = registry.run(context, "checkRoutineItem", {"entry_id": str(entry_of(routine).id)})
+    outcome = tool_calls.run(context, "checkRoutineItem", {"entry_id": str(entry_of(routine).id)})
     assert outcome.error_key == "ENTRY_NOT_ON_DAY"
     assert user.xp == 0
 

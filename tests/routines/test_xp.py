@@ -2,9 +2,9 @@
 
 import pytest
 
-from app.models import XpDecay
-from app.models.progress import level_for, level_threshold
-from app.services.streaks import check_xp, decay_multiplier
+from app.profile.models import XpDecay
+from app.routines.streaks import check_xp, decay_multiplier
+from app.shared.progress import level_for, level_threshold
 
 
 @pytest.mark.parametrize(

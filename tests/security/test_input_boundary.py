@@ -9,9 +9,12 @@ import re
 import pytest
 
 from app import create_app
+from app.categories.models import Category
 from app.extensions import db
-from app.models import Category, Feedback, User
-from app.services import routines, schedules
+from app.feedback.models import Feedback
+from app.profile.models import User
+from app.routines import schedules
+from app.routines import services as routines
 from tests.conftest import PASSWORD, csrf_token_from, make_user, settings_for_tests, sign_in
 
 NOTICE = "invisible NUL character"

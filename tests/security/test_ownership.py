@@ -13,18 +13,16 @@ import uuid
 import pytest
 
 from app import domains
+from app.assistant import pending_actions
+from app.assistant import services as assistant
 from app.extensions import db
-from app.services import (
-    assistant,
-    feedback,
-    focus,
-    ideas,
-    notebook,
-    pending_actions,
-    routines,
-    schedules,
-    study_board,
-)
+from app.feedback import services as feedback
+from app.focus import services as focus
+from app.ideas import services as ideas
+from app.notebook import boards
+from app.notebook import services as notebook
+from app.routines import schedules
+from app.routines import services as routines
 from tests.builders import a_category, a_goal, a_habit, a_study_cycle, a_task, as_user
 
 SOURCES = {argument: table for domain in domains.DOMAINS for argument, table in domain.ids.items()}
@@ -53,7 +51,7 @@ def a_whole_life(user):
     topic = notebook.create_topic(user, "Biology")
     page = notebook.create_page(user, topic.id, "Cells")
     notebook.add_card(user, page.id, "Unit of life?", "The cell")
-    study_board.add_node(user, page.id, "Cell")
+    boards.add_node(user, page.id, "Cell")
     a_study_cycle(user, page=page)
     chat = assistant.create_chat(user, "Plans")
     assistant.start_turn(user, chat.id, "What is on today?")

@@ -5,7 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.services import notebook, study_cycles
+from app.notebook import services as notebook
+from app.study_cycles import services as study_cycles
 
 # A Wednesday, noon in Lisbon (Ana's time zone).
 NOW = datetime(2026, 3, 11, 12, 0, tzinfo=UTC)

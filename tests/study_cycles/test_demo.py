@@ -1,7 +1,8 @@
 """The demo account studies: one active cycle over two notebook pages, sessions logged by hand,
 the first lap finished and the second one in progress."""
 
-from app.services import demo, study_cycles
+from app import demo
+from app.study_cycles import services as study_cycles
 
 
 def test_the_demo_has_an_active_cycle_with_a_lap_in_progress(ana):

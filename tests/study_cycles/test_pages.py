@@ -2,7 +2,9 @@
 edited by number, archive, delete, the "Log session" dialog, the sessions list, the "Studying:"
 choice on a Focus entry and the "Study today" widget — with htmx and without JavaScript."""
 
-from app.services import configuration, notebook, study_cycles
+from app.notebook import services as notebook
+from app.profile import configuration
+from app.study_cycles import services as study_cycles
 from tests.builders import a_habit, a_study_cycle, an_everyday_routine, as_user
 from tests.conftest import hx
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.services.study_planner import GOAL, NEXT, TIME, PlanImpossible, Subject, plan, share_week
+from app.study_cycles.planner import GOAL, NEXT, TIME, PlanImpossible, Subject, plan, share_week
 
 weights = st.integers(min_value=1, max_value=5)
 # No per-example deadline: the machine running the suite may be loaded; the speed has its own test.

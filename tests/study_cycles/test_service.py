@@ -7,9 +7,11 @@ from datetime import date, timedelta
 import pytest
 
 from app.extensions import db
-from app.models import StudyCycle, StudySession
-from app.services import focus, notebook, study_cycles
-from app.services.errors import Invalid, NotFound
+from app.focus import services as focus
+from app.notebook import services as notebook
+from app.shared.errors import Invalid, NotFound
+from app.study_cycles import services as study_cycles
+from app.study_cycles.models import StudyCycle, StudySession
 from tests.builders import a_habit, an_everyday_routine
 from tests.study_cycles.conftest import NOW, configuration, week
 

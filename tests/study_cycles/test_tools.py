@@ -6,12 +6,13 @@ import uuid
 
 import pytest
 
-import app.agent.tools.study_cycles as cycle_tools
+import app.study_cycles.tools as cycle_tools
 from app import events
-from app.agent.tools import registry
+from app.agent import registry
+from app.assistant import tool_calls
 from app.extensions import db
-from app.models import StudyCycle
-from app.services import study_cycles
+from app.study_cycles import services as study_cycles
+from app.study_cycles.models import StudyCycle
 from tests.builders import a_chat, confirmed
 
 TOOLS = [
@@ -31,7 +32,7 @@ TOOLS = [
 
 def run(user, tool_name, **arguments):
     context = registry.ToolContext(user=user, chat=a_chat(user), page="/notebook/cycles")
-    return registry.run(context, tool_name, arguments)
+    return tool_calls.run(context, tool_name, arguments)
 
 
 def created(user, **overrides):

@@ -5,10 +5,10 @@ from datetime import date
 import pytest
 
 from app.extensions import db
-from app.models import DayOutcome, Task
-from app.models.history import Outcome, OwnerType
-from app.services import tasks
-from app.services.errors import Conflict, Invalid
+from app.routines.models.history import DayOutcome, Outcome, OwnerType
+from app.shared.errors import Conflict, Invalid
+from app.tasks import services as tasks
+from app.tasks.models import Task
 from tests.builders import a_category, a_task, put_in_routine
 
 

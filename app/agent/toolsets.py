@@ -1,0 +1,92 @@
+"""Which tool specs one model round carries: the core, the page's toolsets, and what was opened.
+
+Every round re-sends its tool specs, and a free key's tokens-per-minute quota is shared by every
+user of the app, so the tool list is cut to what the turn needs (docs/agent-tools.md):
+
+- the core tools (`@tool(core=True)`: the two memory notes and `openToolsets`), on every round;
+- the toolsets of the page the message was sent from (`Toolset.pages`, navigation area slugs, or
+  the pages of a domain reached elsewhere: /focus for Focus mode);
+- every toolset opened by a call still in the request's messages: `openToolsets(toolsets=["goals"])`, or a
+  call to any tool of that toolset. The call stays in the turn's transcript, so a toolset opened
+  in one round is carried by every later round of the turn (and by the next turns of the chat
+  while the call is in their 20-message window).
+
+A toolset is a domain: `Tool.domain` is what tools are grouped by. The first round therefore
+grows with the page's own domain, never with the catalogue: `openToolsets` names toolsets, not
+tools.
+"""
+
+from dataclasses import dataclass
+
+from app.agent.registry import REGISTRY
+from app.domains import DOMAINS
+
+DISCOVERY = "openToolsets"
+
+
+@dataclass(frozen=True)
+class Toolset:
+    domain: str  # the `Tool.domain` of its tools
+    summary: str | None  # what `openToolsets` offers (English: the model reads it); None: core only
+    pages: tuple[str, ...] = ()  # navigation areas whose turns carry it from the first round
+
+
+def _own_pages(domain):
+    """Where a domain's turns start: its navigation area, or — for a domain reached from
+    elsewhere, like Focus mode at /focus/<entry> — its own pages, named after it."""
+    if (area := domain.navigation_area) is not None:
+        return [area.slug]
+    return [domain.name] if domain.toolset else []
+
+
+TOOLSETS = {
+    domain.name: Toolset(domain.name, domain.toolset, pages=(*_own_pages(domain), *domain.toolset_also_on))
+    for domain in DOMAINS
+    if domain.has_tools
+}
+"""One toolset per domain with tools, declared with the domain (`Domain.toolset`, app/domains.py)."""
+
+
+def area_of(page):
+    """The navigation area a page path belongs to ("/habits/3/edit" → habits, "/notebook/pages/7" → notebook)."""
+    parts = (page or "").split("?", 1)[0].strip("/").split("/")
+    return parts[0] or None
+
+
+def page_toolsets(page):
+    area = area_of(page)
+    return {toolset.domain for toolset in TOOLSETS.values() if area in toolset.pages}
+
+
+def opened(page, messages):
+    """The toolsets a round carries besides the core: the page's, and every one a call in
+    `messages` opened (by `openToolsets`, or by calling one of its tools)."""
+    domains = page_toolsets(page)
+    for message in messages:
+        for call in message.tool_calls:
+            if call.name == DISCOVERY:
+                domains.update(named_toolsets(call.arguments))
+            elif (called := REGISTRY.get(call.name)) is not None:
+                domains.add(called.domain)
+    return domains
+
+
+def named_toolsets(arguments):
+    """The known toolset names in an `openToolsets` call's arguments (as the model sent them)."""
+    names = (arguments or {}).get("toolsets")
+    if not isinstance(names, list):
+        return set()
+    return {name for name in names if isinstance(name, str) and name in TOOLSETS}
+
+
+def tools_for(page, messages):
+    """The tools of the next round, in registry order (the same tools always come in one order)."""
+    domains = opened(page, messages)
+    return [candidate for candidate in REGISTRY.values() if candidate.core or candidate.domain in domains]
+
+
+def specs_for(page, messages):
+    return [tool.spec for tool in tools_for(page, messages)]
+
+
+OFFERED = tuple(toolset for toolset in TOOLSETS.values() if toolset.summary)

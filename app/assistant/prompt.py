@@ -1,0 +1,100 @@
+"""What one model call of a turn carries — and nothing more.
+
+The system prompt (prompts/agent.md) with the person's display name and language, today's date in
+their time zone, the page they wrote from, the two memory notes and the icon catalogue; then the
+chat's last 20 messages with their tool calls and results, and the new message. No email, no
+password hash, nothing of anyone else.
+
+A change the model proposed for the person's confirmation (a delete, a check that pays XP) is
+sent as what came of it: the tool result that said "awaiting confirmation" reads, from the next
+round on, whether the person confirmed (with the tool's answer), cancelled, let it expire, or
+whether it failed when it ran.
+"""
+
+import json
+from functools import cache
+from pathlib import Path
+
+from jinja2 import Environment, StrictUndefined
+
+from app.agent import toolsets
+from app.assistant import confirmations, pending_actions
+from app.assistant import services as assistant
+from app.assistant.models.pending_actions import ActionState
+from app.llm import ChatRequest, Message, PromptPieces
+from app.shared import icons
+from app.shared.days import today_for
+
+PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+LANGUAGE_NAMES = {"en": "English", "pt": "Portuguese (Portugal/Brazil, as the person writes)"}
+WINDOW = 20
+
+
+@cache
+def _template():
+    environment = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    return environment.from_string((PROMPTS / "agent.md").read_text(encoding="utf-8"))
+
+
+def _quoted(text, empty="(none yet)"):
+    """User- or model-written text goes in quoted, as data."""
+    return json.dumps(text, ensure_ascii=False) if text else empty
+
+
+def system_prompt(user, chat, turn):
+    """The prompt as its rendered pieces (see PromptPieces): the fixed text is shared by every turn."""
+    today = today_for(user)
+    pieces = _template().generate(
+        name=_quoted(user.name),
+        language_name=LANGUAGE_NAMES.get(user.language, "English"),
+        page=_quoted(turn.page, empty="(unknown)"),
+        focus_entry=str(turn.focus_entry_id) if turn.focus_entry_id else None,
+        today=today.isoformat(),
+        weekday=today.strftime("%A"),
+        timezone=user.timezone,
+        global_note=_quoted(user.assistant_note),
+        chat_note=_quoted(chat.note),
+        icons=icons.catalogue_for_prompt(),
+    )
+    return PromptPieces(tuple(pieces))
+
+
+def history(turn):
+    """The last 20 messages before the turn's own, as portable messages, tool rounds included."""
+    messages = []
+    for transcript in assistant.transcripts_before(turn, WINDOW):
+        messages.extend(Message.model_validate(item) for item in transcript)
+    return messages
+
+
+def with_decisions(chat, messages):
+    """The messages with each proposal's tool result telling what came of it, once the person
+    decided (or it expired); one still waiting keeps saying so, with what the model must not claim."""
+    proposed = {}
+    for index, message in enumerate(messages):
+        if message.role == "tool" and "awaiting_confirmation" in message.content:
+            try:
+                awaiting = json.loads(message.content).get("awaiting_confirmation")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(awaiting, dict) and "id" in awaiting:
+                proposed[index] = str(awaiting["id"])
+    actions = pending_actions.of_ids(chat.user_id, list(proposed.values()))
+    decided = list(messages)
+    for index, action_id in proposed.items():
+        action = actions.get(action_id)
+        if action is not None and pending_actions.effective_state(action) != ActionState.PENDING:
+            told = confirmations.told_the_model(action)
+            decided[index] = messages[index].model_copy(update={"content": json.dumps(told, ensure_ascii=False)})
+    return decided
+
+
+def request_for(user, chat, turn, this_turn):
+    """The request for the next model call: history, then this turn's messages so far, and the
+    tools the turn needs (the core, the page's toolsets and those its calls opened)."""
+    messages = with_decisions(chat, [*history(turn), *this_turn])
+    return ChatRequest(
+        system=system_prompt(user, chat, turn),
+        messages=messages,
+        tools=toolsets.specs_for(turn.page, messages),
+    )

@@ -1,0 +1,166 @@
+"""Focus mode: the day view (`/focus`) and one entry of today (`/focus/<entry_id>`) with its timer
+and its steps. Every change answers with the steps list repainted and a toast; the timer's
+script reports each completed cycle here, and a retry of the same cycle is answered the same."""
+
+from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_login import login_required
+
+from app.focus import services as focus
+from app.shared.errors import DomainError, Invalid
+from app.web.acting import acting_user
+from app.web.forms import echoed_form
+from app.web.rendering import is_htmx, render_page
+
+bp = Blueprint("focus", __name__, url_prefix="/focus", template_folder="templates")
+
+STEPS = "focus/_steps.html"
+
+
+@bp.get("")
+@login_required
+def index():
+    return render_page("focus/page.html", "focus/_day.html", view=focus.day_view(acting_user()), active=None)
+
+
+@bp.get("/<entry_id>")
+@login_required
+def entry(entry_id):
+    """The entry, its timer and its steps. Opening it adds the pinned steps missing today. An
+    entry of another day (an old link, a page left open past midnight) leads to today's view."""
+    try:
+        steps = focus.list_steps(acting_user(), entry_id)
+    except Invalid as error:
+        flash(error.message, "info")
+        return redirect(url_for("focus.index"))
+    return render_template("focus/entry.html", **_entry_context(steps))
+
+
+@bp.get("/<entry_id>/steps")
+@login_required
+def steps(entry_id):
+    """The steps list alone: it refreshes itself when Focus mode changes (the assistant, a tab)."""
+    return render_template(STEPS, **_list_context(focus.list_steps(acting_user(), entry_id)))
+
+
+@bp.post("/<entry_id>/steps")
+@login_required
+def add(entry_id):
+    try:
+        _step, steps = focus.add(acting_user(), entry_id, request.form.get("text"))
+    except DomainError as error:
+        return _refused(entry_id, error)
+    return _changed(steps, _("Step added"), focus_after="text", form_oob=True)
+
+
+@bp.post("/steps/<micro_task_id>/check")
+@login_required
+def check(micro_task_id):
+    def checked():
+        step, steps = focus.check(acting_user(), micro_task_id)
+        title = _("Step done") if step.done else _("Step reopened")
+        return _changed(steps, title, step.text, focus_after=f"check-step-{step.id}")
+
+    return _or_toast(checked)
+
+
+@bp.post("/steps/<micro_task_id>/pin")
+@login_required
+def pin(micro_task_id):
+    wanted = request.form.get("pinned", "1") not in ("0", "false", "")
+
+    def pinned():
+        step, steps = focus.pin(acting_user(), micro_task_id, wanted)
+        title = _("Pinned: it comes back every day") if wanted else _("Unpinned")
+        return _changed(steps, title, step.text, focus_after=f"pin-step-{step.id}")
+
+    return _or_toast(pinned)
+
+
+@bp.post("/steps/<micro_task_id>/move")
+@login_required
+def move(micro_task_id):
+    offset = -1 if request.form.get("direction") == "up" else 1
+
+    def moved():
+        step, steps = focus.move(acting_user(), micro_task_id, offset)
+        direction = "up" if offset < 0 else "down"
+        return _changed(steps, _("Step moved"), step.text, focus_after=f"{direction}-step-{step.id}")
+
+    return _or_toast(moved)
+
+
+@bp.post("/steps/<micro_task_id>/delete")
+@login_required
+def delete(micro_task_id):
+    return _or_toast(
+        lambda: _changed(focus.delete(acting_user(), micro_task_id), _("Step deleted"), focus_after="text")
+    )
+
+
+@bp.post("/<entry_id>/reorder")
+@login_required
+def reorder(entry_id):
+    """The order the page shows after a drag: every step id, top to bottom."""
+    return _or_toast(
+        lambda: _changed(focus.reorder(acting_user(), entry_id, request.form.getlist("step")), _("Steps reordered"))
+    )
+
+
+@bp.post("/<entry_id>/cycles")
+@login_required
+def record_cycle(entry_id):
+    """A cycle the timer ran to its end (only the browser calls this). The same cycle id again is
+    answered like the first time and records nothing."""
+    form = request.form
+    cycle, created = focus.record_cycle(
+        acting_user(), entry_id, form.get("cycle_id"), form.get("kind"), form.get("minutes")
+    )
+    counted = focus.day_view(acting_user()).entry(entry_id)
+    return jsonify(recorded=created, cycle_id=str(cycle.cycle_id), cycles=counted.cycles if counted else 0)
+
+
+def _list_context(steps, **extra):
+    """What the steps list and the add form show."""
+    context = {"steps": steps, "form": {}, "fields": {}, "error": None, "toast": None, "focus_after": None,
+               "form_oob": False}  # fmt: skip
+    return {**context, **extra}
+
+
+def _entry_context(steps, **extra):
+    """The whole page: the list, the entry as today's view shows it, and the timer's lengths."""
+    user = acting_user()
+    entry_view = focus.day_view(user).entry(steps.entry.id)
+    return _list_context(steps, entry=entry_view, timer=focus.timer(user), active=None, **extra)
+
+
+def _changed(steps, title, subtitle=None, focus_after=None, form_oob=False):
+    """The list repainted with a toast; `focus_after` names the element the keyboard goes back
+    to, and `form_oob` sends the add form back empty."""
+    if not is_htmx():
+        return redirect(url_for("focus.entry", entry_id=steps.entry.id))
+    toast = {"kind": "success", "title": title, "subtitle": subtitle}
+    return render_template(STEPS, **_list_context(steps, toast=toast, focus_after=focus_after, form_oob=form_oob))
+
+
+def _or_toast(action):
+    """The action's answer; a refusal on the page is a toast and leaves the list as it is."""
+    try:
+        return action()
+    except DomainError as error:
+        if not is_htmx():
+            raise
+        body = render_template("routines/_toast.html", kind="error", title=error.message)
+        return body, error.status, {"HX-Reswap": "none"}
+
+
+def _refused(entry_id, error):
+    """A refused step: the list again with what was typed and why (a wrong entry is an error page)."""
+    if error.key in ("ENTRY_NOT_FOUND", "FOCUS_ENTRY_NOT_TODAY"):
+        raise error
+    steps = focus.list_steps(acting_user(), entry_id)
+    refusal = {"form": echoed_form(), "fields": error.field_messages, "error": error, "focus_after": "text",
+               "form_oob": True}  # fmt: skip
+    if is_htmx():
+        return render_template(STEPS, **_list_context(steps, **refusal)), error.status
+    return render_template("focus/entry.html", **_entry_context(steps, **refusal)), error.status

@@ -1,0 +1,408 @@
+"""Focus mode: one routine entry of today, its small steps (micro-tasks) and its timer.
+
+Everything hangs off the routine ENTRY (its own id, never the habit's or task's), and only an
+entry of the routine scheduled today (the user's time zone) opens: another day's entry is
+refused with FOCUS_ENTRY_NOT_TODAY, another user's exactly like an unknown one (ENTRY_NOT_FOUND).
+
+Steps belong to one local day. Pinning belongs to the step's NAME within the entry: a pinned
+name is kept for the entry on every day, so reading the list adds each pinned name missing
+today (the read writes, and announces it); deleting a pinned step stops keeping its name.
+
+Timer cycles are recorded only by the browser, when a work or break period runs to its end, and
+only once per cycle id (a retry is harmless). The assistant never calls `record_cycle`: a cycle
+is time someone actually spent, and the day view is the only place it is read.
+"""
+
+import uuid
+from dataclasses import dataclass, field
+
+from sqlalchemy.exc import IntegrityError
+
+from app.events import announce
+from app.extensions import db
+from app.focus.models import TEXT_MAX, CycleKind, MicroTask, PinnedStep, TimerCycle
+from app.routines import schedules
+from app.routines import services as routines
+from app.routines.today import local_today, today_routine
+from app.shared.errors import Invalid, NotFound
+from app.shared.ownership import owned
+from app.study_cycles import services as study_cycles
+
+WORK_MINUTES = (1, 120)  # the bounds of the user's settings, and of a reported cycle
+BREAK_MINUTES = (1, 60)
+STEPS_MAX = 50  # per entry per day: a list longer than this is no longer a focus list
+
+
+# The entry ---------------------------------------------------------------------------------------
+
+
+def todays_entry(user, entry_id, now=None):
+    """(the user's routine entry, today's local date) when the entry is in today's routine."""
+    entry = routines.get_entry(user, entry_id)
+    today = local_today(user, now)[1]
+    scheduled = schedules.routine_on(user, today)
+    if scheduled is None or scheduled.id != entry.routine_id:
+        raise Invalid("FOCUS_ENTRY_NOT_TODAY")
+    return entry, today
+
+
+def refuse_missing_entry(user, open_entry_id=None):
+    """The refusal for a call that needs an entry and got none: it names the entry open in
+    Focus mode, when there is one, because that is usually the one meant — but never assumes it."""
+    if open_entry_id is not None:
+        try:
+            entry = routines.get_entry(user, open_entry_id)
+        except NotFound:
+            entry = None
+        if entry is not None:
+            raise Invalid("FOCUS_ENTRY_REQUIRED_OPEN", name=entry.item.name, entry_id=str(entry.id))
+    raise Invalid("FOCUS_ENTRY_REQUIRED")
+
+
+@dataclass
+class EntrySteps:
+    """One entry's steps on one day, in order, and the names pinned to the entry."""
+
+    entry: object
+    day: object
+    steps: list = field(default_factory=list)
+    pinned_names: set = field(default_factory=set)  # casefolded
+
+    def is_pinned(self, step):
+        return _key(step.text) in self.pinned_names
+
+    @property
+    def done(self):
+        return sum(1 for step in self.steps if step.done)
+
+    def step_data(self, step):
+        return {"id": str(step.id), "text": step.text, "done": step.done, "pinned": self.is_pinned(step)}
+
+    def to_dict(self):
+        return {
+            "entry_id": str(self.entry.id),
+            "entry_name": self.entry.item.name,
+            "day": self.day.isoformat(),
+            "done": self.done,
+            "total": len(self.steps),
+            "steps": [self.step_data(step) for step in self.steps],
+        }
+
+
+# Steps -----------------------------------------------------------------------------------------
+
+
+def list_steps(user, entry_id, now=None):
+    """Today's steps of an entry. Each pinned name missing today is added first (unchecked, at the
+    end): this read writes, commits and announces when it added any."""
+    entry, today = todays_entry(user, entry_id, now)
+    steps = _steps(user, entry, today)
+    if db.session.new or db.session.dirty:
+        _saved(user)
+    return steps
+
+
+def add(user, entry_id, text, now=None):
+    """Add a step at the end of today's list of the entry."""
+    problems = {}
+    clean = _clean_text(text, problems)
+    if problems:
+        raise Invalid("INVALID_INPUT", details=problems)
+    entry, today = todays_entry(user, entry_id, now)
+    steps = _steps(user, entry, today)
+    if len(steps.steps) >= STEPS_MAX:
+        raise Invalid("MICRO_TASKS_FULL", details={"text": "MICRO_TASKS_FULL"})
+    step = MicroTask(user_id=user.id, entry_id=entry.id, day=today, text=clean, done=False, position=len(steps.steps))
+    db.session.add(step)
+    steps.steps.append(step)
+    _saved(user)
+    return step, steps
+
+
+def check(user, micro_task_id, done=None, now=None):
+    """Mark a step of today done or not (`done` None: the other way round)."""
+    step, steps = _todays_step(user, micro_task_id, now)
+    step.done = (not step.done) if done is None else bool(done)
+    _saved(user)
+    return step, steps
+
+
+def pin(user, micro_task_id, pinned=True, now=None):
+    """Pin (or unpin) the step's NAME within its entry: pinned, the name is kept on every day."""
+    step, steps = _todays_step(user, micro_task_id, now)
+    key = _key(step.text)
+    pins = _pins(user, step.entry_id)
+    if pinned and key not in {_key(pin.name) for pin in pins}:
+        db.session.add(PinnedStep(user_id=user.id, entry_id=step.entry_id, name=step.text))
+        steps.pinned_names.add(key)
+    elif not pinned:
+        for kept in pins:
+            if _key(kept.name) == key:
+                db.session.delete(kept)
+        steps.pinned_names.discard(key)
+    _saved(user)
+    return step, steps
+
+
+def delete(user, micro_task_id, now=None):
+    """Delete a step of today. Deleting a pinned step also stops keeping its name."""
+    step, steps = _todays_step(user, micro_task_id, now)
+    key = _key(step.text)
+    for kept in _pins(user, step.entry_id):
+        if _key(kept.name) == key:
+            db.session.delete(kept)
+    steps.pinned_names.discard(key)
+    steps.steps.remove(step)
+    db.session.delete(step)
+    _renumber(steps.steps)
+    _saved(user)
+    return steps
+
+
+def reorder(user, entry_id, ordered_ids, now=None):
+    """Put today's steps of the entry in this order: every step id exactly once."""
+    entry, today = todays_entry(user, entry_id, now)
+    steps = _steps(user, entry, today)
+    by_id = {str(step.id): step for step in steps.steps}
+    wanted = [str(routines.as_uuid(value) or value) for value in ordered_ids or ()]
+    if sorted(wanted) != sorted(by_id):
+        raise Invalid("MICRO_TASK_ORDER_INVALID")
+    steps.steps = [by_id[step_id] for step_id in wanted]
+    _renumber(steps.steps)
+    _saved(user)
+    return steps
+
+
+def move(user, micro_task_id, offset, now=None):
+    """Move a step one place up (offset < 0) or down (offset > 0): the keyboard's reorder."""
+    step, steps = _todays_step(user, micro_task_id, now)
+    ordered = list(steps.steps)
+    index = ordered.index(step)
+    target = min(max(index + (1 if offset > 0 else -1 if offset < 0 else 0), 0), len(ordered) - 1)
+    ordered.insert(target, ordered.pop(index))
+    steps.steps = ordered
+    _renumber(ordered)
+    _saved(user)
+    return step, steps
+
+
+def step_to_delete(user, micro_task_id, now=None):
+    """(the user's step of today, whether its name is pinned): what `delete` would remove, read
+    without changing anything."""
+    step = owned(MicroTask, micro_task_id, user, key="MICRO_TASK_NOT_FOUND")
+    _entry, today = todays_entry(user, step.entry_id, now)
+    if step.day != today:
+        raise NotFound("MICRO_TASK_NOT_FOUND")
+    return step, any(_key(kept.name) == _key(step.text) for kept in _pins(user, step.entry_id))
+
+
+def _todays_step(user, micro_task_id, now):
+    """The user's step with its entry's steps of today; a step of another day is not addressable."""
+    step = owned(MicroTask, micro_task_id, user, key="MICRO_TASK_NOT_FOUND")
+    entry, today = todays_entry(user, step.entry_id, now)
+    if step.day != today:
+        raise NotFound("MICRO_TASK_NOT_FOUND")
+    steps = _steps(user, entry, today)
+    return next(kept for kept in steps.steps if kept.id == step.id), steps
+
+
+def _steps(user, entry, day):
+    """The entry's steps on `day`, each pinned name missing that day added (not yet committed)."""
+    steps = list(
+        db.session.scalars(
+            db.select(MicroTask)
+            .where(MicroTask.user_id == user.id, MicroTask.entry_id == entry.id, MicroTask.day == day)
+            .order_by(MicroTask.position, MicroTask.created_at, MicroTask.id)
+        )
+    )
+    present = {_key(step.text) for step in steps}
+    pins = _pins(user, entry.id)
+    for kept in pins:
+        if _key(kept.name) not in present and len(steps) < STEPS_MAX:
+            step = MicroTask(user_id=user.id, entry_id=entry.id, day=day, text=kept.name, done=False)
+            db.session.add(step)
+            steps.append(step)
+            present.add(_key(kept.name))
+    _renumber(steps)
+    return EntrySteps(entry, day, steps, {_key(kept.name) for kept in pins})
+
+
+def _pins(user, entry_id):
+    return list(
+        db.session.scalars(
+            db.select(PinnedStep)
+            .where(PinnedStep.user_id == user.id, PinnedStep.entry_id == entry_id)
+            .order_by(PinnedStep.created_at, PinnedStep.id)
+        )
+    )
+
+
+def _clean_text(value, problems, field_name="text"):
+    text = " ".join(str(value or "").split())
+    if not text:
+        problems[field_name] = "MICRO_TASK_TEXT_REQUIRED"
+    elif len(text) > TEXT_MAX:
+        problems[field_name] = "MICRO_TASK_TEXT_TOO_LONG"
+    return text
+
+
+def _key(name):
+    """Names match whatever their letter case: "Stretch" pinned keeps "stretch" too."""
+    return " ".join(name.split()).casefold()
+
+
+def _renumber(steps):
+    for position, step in enumerate(steps):
+        if step.position != position:
+            step.position = position
+
+
+def _saved(user):
+    db.session.commit()
+    announce(user, "focus")
+
+
+# The timer ---------------------------------------------------------------------------------------
+
+
+def record_cycle(user, entry_id, cycle_id, kind, minutes, now=None):
+    """Record a work or break period the browser's timer ran to its end, once per cycle id:
+    the same id again returns the row already recorded and writes nothing. (cycle, created)."""
+    entry, today = todays_entry(user, entry_id, now)
+    problems = {}
+    cycle_uuid = routines.as_uuid(cycle_id)
+    if cycle_uuid is None:
+        problems["cycle_id"] = "TIMER_CYCLE_INVALID"
+    chosen = next((choice for choice in CycleKind if choice.value == str(kind or "").strip().upper()), None)
+    if chosen is None:
+        problems["kind"] = "TIMER_CYCLE_INVALID"
+    low, high = WORK_MINUTES if chosen != CycleKind.BREAK else BREAK_MINUTES
+    length = minutes_from(minutes)
+    if length is None or not low <= length <= high:
+        problems["minutes"] = "TIMER_CYCLE_INVALID"
+    if problems:
+        raise Invalid("TIMER_CYCLE_INVALID", details=problems)
+    recorded = _cycle(user, cycle_uuid)
+    if recorded is not None:
+        return recorded, False
+    cycle = TimerCycle(user_id=user.id, cycle_id=cycle_uuid, entry_id=entry.id, day=today, kind=chosen, minutes=length)
+    db.session.add(cycle)
+    try:
+        db.session.commit()
+    except IntegrityError:  # the same cycle, sent twice at once: the other request recorded it
+        db.session.rollback()
+        return _cycle(user, cycle_uuid), False
+    announce(user, "focus")
+    study_cycles.credit_timer_cycle(user, cycle)
+    return cycle, True
+
+
+def _cycle(user, cycle_uuid):
+    return db.session.scalar(
+        db.select(TimerCycle).where(TimerCycle.user_id == user.id, TimerCycle.cycle_id == cycle_uuid)
+    )
+
+
+def minutes_from(value):
+    """A whole number of minutes typed or sent ("25", 25), or None for anything else ("2.5", "²", True)."""
+    text = str(value if value is not None else "").strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 4 else None
+
+
+def timer(user):
+    """The timer's lengths, in minutes, from the user's configuration."""
+    return {"work": user.focus_work_minutes, "break": user.focus_break_minutes}
+
+
+# The day view ----------------------------------------------------------------------------------
+
+
+@dataclass
+class DayEntry:
+    """One entry of today: what it is, checked or skipped, its steps and its completed cycles."""
+
+    entry: object  # today.EntryView
+    steps_done: int
+    steps_total: int
+    cycles: int  # completed work periods
+    focus_minutes: int
+
+    @property
+    def status(self):
+        return "DONE" if self.entry.checked else "SKIPPED" if self.entry.skipped else "OPEN"
+
+    def to_dict(self):
+        return {
+            "entry_id": self.entry.entry_id,
+            "name": self.entry.name,
+            "item_type": self.entry.item_type,
+            "starts_at": routines.clock(self.entry.starts_at),
+            "ends_at": routines.clock(self.entry.ends_at),
+            "status": self.status,
+            "micro_tasks_done": self.steps_done,
+            "micro_tasks_total": self.steps_total,
+            "completed_cycles": self.cycles,
+        }
+
+
+@dataclass
+class DayView:
+    day: object
+    routine: object  # today.RoutineDay, or None when nothing is scheduled today
+    entries: list = field(default_factory=list)
+
+    @property
+    def cycles(self):
+        return sum(entry.cycles for entry in self.entries)
+
+    @property
+    def focus_minutes(self):
+        return sum(entry.focus_minutes for entry in self.entries)
+
+    def entry(self, entry_id):
+        return next((found for found in self.entries if found.entry.entry_id == str(entry_id)), None)
+
+    def to_dict(self):
+        return {
+            "day": self.day.isoformat(),
+            "routine": self.routine.name if self.routine else None,
+            "completed_cycles": self.cycles,
+            "entries": [entry.to_dict() for entry in self.entries],
+        }
+
+
+def day_view(user, now=None):
+    """Today's entries with their status, steps done of total (a pinned name not yet added today
+    counts as a step to do) and completed work cycles. Reads only."""
+    day = local_today(user, now)[1]
+    plan = today_routine(user, day)
+    view = DayView(day, plan)
+    if plan is None:
+        return view
+    entry_ids = [uuid.UUID(entry.entry_id) for entry in plan.entries]
+    steps = db.session.execute(
+        db.select(MicroTask.entry_id, MicroTask.text, MicroTask.done).where(
+            MicroTask.user_id == user.id, MicroTask.day == day, MicroTask.entry_id.in_(entry_ids)
+        )
+    ).all()
+    pins = db.session.execute(
+        db.select(PinnedStep.entry_id, PinnedStep.name).where(
+            PinnedStep.user_id == user.id, PinnedStep.entry_id.in_(entry_ids)
+        )
+    ).all()
+    cycles = db.session.execute(
+        db.select(TimerCycle.entry_id, db.func.count(), db.func.sum(TimerCycle.minutes))
+        .where(TimerCycle.user_id == user.id, TimerCycle.day == day, TimerCycle.kind == CycleKind.WORK)
+        .group_by(TimerCycle.entry_id)
+    ).all()
+    counted = {entry_id: (count, minutes or 0) for entry_id, count, minutes in cycles}
+    for entry in plan.entries:
+        entry_id = uuid.UUID(entry.entry_id)
+        own = [(text, done) for owner, text, done in steps if owner == entry_id]
+        present = {_key(text) for text, _done in own}
+        waiting = {_key(name) for owner, name in pins if owner == entry_id} - present
+        count, minutes = counted.get(entry_id, (0, 0))
+        view.entries.append(
+            DayEntry(entry, sum(1 for _text, done in own if done), len(own) + len(waiting), count, minutes)
+        )
+    return view
