@@ -84,7 +84,7 @@ def freeze_startup_objects():
     A built app is ~230,000 objects (the libraries, both model SDKs, the tables, routes and
     translations) that live as long as the process, and every full collection walked them all:
     on the heavy account a full pass cost ~150 ms of CPU and fell on about one /routines request
-    in eight, which made the page's p95 four times its median (docs/performance.md, section 6).
+    in eight, which made the page's p95 four times its median (docs/performance.md, "Memory").
     Frozen, they are never walked again; a collection walks only what requests made. Called once
     per server process after the app is built (gunicorn's `post_worker_init`), never by tests,
     which build many apps in one process.

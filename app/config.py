@@ -69,7 +69,7 @@ class Config:
     # Rate limits live in Redis when configured, else in this process. limits' memory storage
     # yields to the other greenlets on a quiet count (its pruning timer's start); a storage
     # without that yield starved running streams when many turns started at once
-    # (docs/performance.md, section 20).
+    # (docs/performance.md, "Rate limits").
     RATELIMIT_STORAGE_URI = REDIS_URL or "memory://"
     RATELIMIT_HEADERS_ENABLED = True
     RATELIMIT_STRATEGY = "fixed-window"  # cheap per request; the login lockout keeps its own moving window

@@ -1,8 +1,8 @@
 """Under gevent (the Procfile's server) a greenlet runs until it waits. A model that sends its
 whole answer in one burst used to be read, parsed and ended by the turn's reader and runner
 before its watcher got to write the first token: the first token reached the browser with the
-last. The reader and the runner now give way after each piece of text (docs/performance.md,
-section 13), so the watcher's first read holds the first token alone."""
+last. The reader and the runner now give way after each piece of text (docs/performance.md, "The
+model's wire"), so the watcher's first read holds the first token alone."""
 
 import json
 import subprocess

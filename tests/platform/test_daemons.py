@@ -1,5 +1,5 @@
 """Background work (a turn's runner, a model link's reader): a named daemon thread, or under
-gevent a bare greenlet that leaves no thread object behind (docs/performance.md, section 9)."""
+gevent a bare greenlet that leaves no thread object behind (docs/performance.md, "Memory")."""
 
 import subprocess
 import sys

@@ -1,5 +1,5 @@
 """A server worker freezes what the built app holds, so the garbage collector's full passes walk
-only what requests make (docs/performance.md, section 6)."""
+only what requests make (docs/performance.md, "Memory")."""
 
 import gc
 import runpy

@@ -202,7 +202,7 @@ def test_today_routine_shows_each_entrys_state(user):
 def test_today_routine_reads_three_statements_whatever_its_size(user):
     """Today's card is on every dashboard and routines page: the routine, its entries with their
     items and today's checks, its sections, as rows. Loading it as objects took five statements
-    and a quarter of the heavy dashboard's time (docs/performance.md, section 16)."""
+    and a quarter of the heavy dashboard's time (docs/performance.md, "Pages")."""
     habits = [make_habit(user, f"Habit {n}", difficulty=1 + n % 5) for n in range(12)]
     chore = make_task(user, "Tidy up", one_time=True)
     first_half = [{"habit_id": habit.id} for habit in habits[:6]]
