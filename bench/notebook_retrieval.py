@@ -23,7 +23,7 @@ from app.extensions import db
 from app.notebook import embeddings, sources
 from app.notebook import services as notebook
 from app.notebook.ai import retrieval
-from app.notebook.models.sources import StudyPassage, StudyPassageVector
+from app.notebook.models.sources import PassageVector, SourcePassage
 from app.profile import accounts
 from bench.notebook_search import PARAGRAPHS, PASSWORD, SEED, SOURCES, paragraph, vocabulary
 from tests.fakes import FakeProviders
@@ -44,10 +44,10 @@ def build(app, dice):
     for number in range(SOURCES):
         text = "\n\n".join(paragraph(dice, words, weights) for _ in range(PARAGRAPHS))
         sources.paste(user, page.id, text, f"Source {number + 1}")
-    rows = db.session.execute(db.select(StudyPassage.id, StudyPassage.source_id)).all()
+    rows = db.session.execute(db.select(SourcePassage.id, SourcePassage.source_id)).all()
     model = app.config["EMBEDDINGS_MODEL"]
     db.session.execute(
-        db.insert(StudyPassageVector),
+        db.insert(PassageVector),
         [{"passage_id": passage_id, "source_id": source_id, "model": model,
           "vector": embeddings.packed([dice.gauss(0, 1) for _ in range(DIMENSIONS)])}
          for passage_id, source_id in rows],

@@ -27,7 +27,7 @@ from app import create_app
 from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook import sources
-from app.notebook.models.sources import StudyPassage
+from app.notebook.models.sources import SourcePassage
 from app.profile import accounts
 from app.profile.models import User
 
@@ -66,7 +66,7 @@ def build(app, dice):
         for number in range(1, SOURCES + 1):
             text = "\n\n".join(paragraph(dice, words, weights) for _ in range(PARAGRAPHS))
             sources.paste(user, page.id, text, title=f"Source {number}")
-        passages = db.session.scalar(db.select(db.func.count()).select_from(StudyPassage))
+        passages = db.session.scalar(db.select(db.func.count()).select_from(SourcePassage))
         return user.id, page.id, words, passages
 
 

@@ -19,11 +19,11 @@ from app.notebook.models.board import (
     NODE_DESCRIPTION_MAX,
     NODE_TITLE_MAX,
     NODES_PER_BOARD,
+    BoardConnection,
+    BoardNode,
     NodeStatus,
-    StudyConnection,
-    StudyNode,
 )
-from app.notebook.models.pages import StudyPage
+from app.notebook.models.pages import NotebookPage
 from app.shared.errors import Conflict, Invalid, NotFound
 from app.shared.fields import UNSET, as_uuid, given, refuse_if
 from app.shared.ownership import owned
@@ -69,7 +69,7 @@ def every_board(user):
 
 
 def get_node(user, node_id):
-    return owned(StudyNode, node_id, user, key="STUDY_NODE_NOT_FOUND")
+    return owned(BoardNode, node_id, user, key="STUDY_NODE_NOT_FOUND")
 
 
 def node_on(user, page, ref):
@@ -119,9 +119,9 @@ def held_nodes(user, page):
     page's row, which PostgreSQL locks and for which SQLite lets in one writer at a time; it ends
     with `add_nodes`, which commits or rolls back."""
     db.session.execute(
-        update(StudyPage)
-        .where(StudyPage.id == page.id)
-        .values(updated_at=StudyPage.updated_at)  # itself, named so its onupdate is not applied
+        update(NotebookPage)
+        .where(NotebookPage.id == page.id)
+        .values(updated_at=NotebookPage.updated_at)  # itself, named so its onupdate is not applied
         .execution_options(synchronize_session=False)
     )
     return _nodes(user, page)
@@ -134,7 +134,7 @@ def add_nodes(user, page, held, concepts):
         db.session.rollback()
         raise Conflict("STUDY_BOARD_FULL", limit=NODES_PER_BOARD)
     nodes = [
-        StudyNode(user_id=user.id, page_id=page.id, position=len(held) + offset, **concept)
+        BoardNode(user_id=user.id, page_id=page.id, position=len(held) + offset, **concept)
         for offset, concept in enumerate(concepts)
     ]
     db.session.add_all(nodes)
@@ -205,7 +205,7 @@ def connect(user, page_ref, from_ref, to_ref):
         raise Invalid("STUDY_CONNECTION_SELF", node=source.title)
     if _connection(user, source, target) is not None:
         raise Conflict("STUDY_CONNECTION_EXISTS", source=source.title, target=target.title)
-    connection = StudyConnection(user_id=user.id, page_id=page.id, from_node_id=source.id, to_node_id=target.id)
+    connection = BoardConnection(user_id=user.id, page_id=page.id, from_node_id=source.id, to_node_id=target.id)
     db.session.add(connection)
     try:
         db.session.commit()
@@ -234,9 +234,9 @@ def remove_node(user, node_id, page=None):
     node = node_on(user, page, node_id) if page is not None else get_node(user, node_id)
     owner_page = notebook.get_page(user, node.page_id)
     db.session.execute(
-        db.delete(StudyConnection).where(
-            StudyConnection.user_id == user.id,
-            (StudyConnection.from_node_id == node.id) | (StudyConnection.to_node_id == node.id),
+        db.delete(BoardConnection).where(
+            BoardConnection.user_id == user.id,
+            (BoardConnection.from_node_id == node.id) | (BoardConnection.to_node_id == node.id),
         )
     )
     db.session.delete(node)
@@ -262,9 +262,9 @@ def node_data(node):
 def _board_of(user, page):
     nodes = _nodes(user, page)
     connections = db.session.scalars(
-        db.select(StudyConnection)
-        .where(StudyConnection.user_id == user.id, StudyConnection.page_id == page.id)
-        .order_by(StudyConnection.created_at, StudyConnection.id)
+        db.select(BoardConnection)
+        .where(BoardConnection.user_id == user.id, BoardConnection.page_id == page.id)
+        .order_by(BoardConnection.created_at, BoardConnection.id)
     ).all()
     return Board(page=page, nodes=nodes, connections=list(connections))
 
@@ -272,19 +272,19 @@ def _board_of(user, page):
 def _nodes(user, page):
     return list(
         db.session.scalars(
-            db.select(StudyNode)
-            .where(StudyNode.user_id == user.id, StudyNode.page_id == page.id)
-            .order_by(StudyNode.position, StudyNode.created_at, StudyNode.id)
+            db.select(BoardNode)
+            .where(BoardNode.user_id == user.id, BoardNode.page_id == page.id)
+            .order_by(BoardNode.position, BoardNode.created_at, BoardNode.id)
         ).all()
     )
 
 
 def _connection(user, source, target):
     return db.session.scalar(
-        db.select(StudyConnection).where(
-            StudyConnection.user_id == user.id,
-            StudyConnection.from_node_id == source.id,
-            StudyConnection.to_node_id == target.id,
+        db.select(BoardConnection).where(
+            BoardConnection.user_id == user.id,
+            BoardConnection.from_node_id == source.id,
+            BoardConnection.to_node_id == target.id,
         )
     )
 

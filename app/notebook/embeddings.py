@@ -11,7 +11,7 @@ progress counted from the vectors stored), and a source that was ready before th
 is caught up lazily when its page's sources panel is shown, or all at once by
 `flask notebook-embed`. A failed call stops that source's work, logged; its passages are still
 found by full text, the panel says embedding failed, and it is tried again after RETRY_AFTER.
-Vectors are unit-length float32 bytes in the app's own database (StudyPassageVector).
+Vectors are unit-length float32 bytes in the app's own database (PassageVector).
 """
 
 import logging
@@ -28,7 +28,7 @@ from flask import current_app
 
 from app import daemons
 from app.extensions import db
-from app.notebook.models.sources import StudyPassage, StudyPassageVector, StudySource
+from app.notebook.models.sources import NotebookSource, PassageVector, SourcePassage
 from app.shared.models import utcnow
 
 log = logging.getLogger(__name__)
@@ -102,8 +102,8 @@ def nearest(source_ids, vector, limit):
     """(passage id, cosine similarity) of the passages of these sources with a vector of the
     current model, the most similar first."""
     rows = db.session.execute(
-        sa.select(StudyPassageVector.passage_id, StudyPassageVector.vector).where(
-            StudyPassageVector.source_id.in_(source_ids), StudyPassageVector.model == model_name()
+        sa.select(PassageVector.passage_id, PassageVector.vector).where(
+            PassageVector.source_id.in_(source_ids), PassageVector.model == model_name()
         )
     ).all()
     scored = []
@@ -118,8 +118,8 @@ def nearest(source_ids, vector, limit):
 def has_vectors(source_ids):
     return bool(
         db.session.scalar(
-            sa.select(StudyPassageVector.passage_id)
-            .where(StudyPassageVector.source_id.in_(source_ids), StudyPassageVector.model == model_name())
+            sa.select(PassageVector.passage_id)
+            .where(PassageVector.source_id.in_(source_ids), PassageVector.model == model_name())
             .limit(1)
         )
     )
@@ -141,9 +141,9 @@ def progress_of(sources, now=None):
         return {}
     counts = dict(
         db.session.execute(
-            sa.select(StudyPassageVector.source_id, sa.func.count())
-            .where(StudyPassageVector.source_id.in_([s.id for s in ready]), StudyPassageVector.model == model_name())
-            .group_by(StudyPassageVector.source_id)
+            sa.select(PassageVector.source_id, sa.func.count())
+            .where(PassageVector.source_id.in_([s.id for s in ready]), PassageVector.model == model_name())
+            .group_by(PassageVector.source_id)
         ).all()
     )
     progress = {}
@@ -218,9 +218,9 @@ def embed_source(source_id):
         while batch := _missing(source_id, model):
             vectors = embed([text for _id, text in batch])
             ids = [passage_id for passage_id, _text in batch]
-            db.session.execute(sa.delete(StudyPassageVector).where(StudyPassageVector.passage_id.in_(ids)))
+            db.session.execute(sa.delete(PassageVector).where(PassageVector.passage_id.in_(ids)))
             db.session.execute(
-                sa.insert(StudyPassageVector),
+                sa.insert(PassageVector),
                 [
                     {"passage_id": i, "source_id": source_id, "model": model, "vector": v}
                     for i, v in zip(ids, vectors, strict=True)
@@ -251,11 +251,13 @@ def _claim(source_id):
     """Take the source's work unless a live thread (here or in another worker) holds it."""
     now = utcnow()
     taken = db.session.execute(
-        sa.update(StudySource)
+        sa.update(NotebookSource)
         .where(
-            StudySource.id == source_id,
-            StudySource.status == "ready",
-            sa.or_(StudySource.embedding_claimed_at.is_(None), StudySource.embedding_claimed_at < now - CLAIM_STALE),
+            NotebookSource.id == source_id,
+            NotebookSource.status == "ready",
+            sa.or_(
+                NotebookSource.embedding_claimed_at.is_(None), NotebookSource.embedding_claimed_at < now - CLAIM_STALE
+            ),
         )
         .values(embedding_claimed_at=now)
     ).rowcount
@@ -264,18 +266,18 @@ def _claim(source_id):
 
 
 def _mark(source_id, **values):
-    db.session.execute(sa.update(StudySource).where(StudySource.id == source_id).values(**values))
+    db.session.execute(sa.update(NotebookSource).where(NotebookSource.id == source_id).values(**values))
 
 
 def _missing(source_id, model):
     """The next batch of the source's passages without a vector of `model`, in order."""
-    current = sa.select(StudyPassageVector.passage_id).where(
-        StudyPassageVector.source_id == source_id, StudyPassageVector.model == model
+    current = sa.select(PassageVector.passage_id).where(
+        PassageVector.source_id == source_id, PassageVector.model == model
     )
     return db.session.execute(
-        sa.select(StudyPassage.id, StudyPassage.text)
-        .where(StudyPassage.source_id == source_id, StudyPassage.id.not_in(current))
-        .order_by(StudyPassage.position)
+        sa.select(SourcePassage.id, SourcePassage.text)
+        .where(SourcePassage.source_id == source_id, SourcePassage.id.not_in(current))
+        .order_by(SourcePassage.position)
         .limit(BATCH)
     ).all()
 
@@ -284,17 +286,17 @@ def embed_everything():
     """Every ready source's missing vectors, one source after another (`flask notebook-embed`).
     Returns (sources worked on, passages embedded, sources that failed)."""
     model = model_name()
-    current = sa.select(StudyPassageVector.passage_id).where(StudyPassageVector.model == model)
+    current = sa.select(PassageVector.passage_id).where(PassageVector.model == model)
     lacking = db.session.scalars(
-        sa.select(StudyPassage.source_id)
-        .join(StudySource, StudySource.id == StudyPassage.source_id)
-        .where(StudySource.status == "ready", StudyPassage.id.not_in(current))
+        sa.select(SourcePassage.source_id)
+        .join(NotebookSource, NotebookSource.id == SourcePassage.source_id)
+        .where(NotebookSource.status == "ready", SourcePassage.id.not_in(current))
         .distinct()
     ).all()
     passages = failed = 0
     for source_id in lacking:
         passages += embed_source(source_id)
-        source = db.session.get(StudySource, source_id)
+        source = db.session.get(NotebookSource, source_id)
         db.session.refresh(source)
         failed += source.embedding_failed_at is not None
     return len(lacking), passages, failed

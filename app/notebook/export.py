@@ -6,7 +6,7 @@ export on the configuration page (app/profile/configuration.py)."""
 from app.extensions import db
 from app.notebook import boards, sources
 from app.notebook import services as notebook
-from app.notebook.models.sources import StudySource
+from app.notebook.models.sources import NotebookSource
 
 
 def export_notebook(user):
@@ -32,8 +32,8 @@ def export_study_board(user):
 def export_notebook_sources(user):
     """Every page's sources with their whole text (the passages are cut from it)."""
     rows = db.session.scalars(
-        db.select(StudySource)
-        .where(StudySource.user_id == user.id)
-        .order_by(StudySource.page_id, StudySource.created_at, StudySource.id)
+        db.select(NotebookSource)
+        .where(NotebookSource.user_id == user.id)
+        .order_by(NotebookSource.page_id, NotebookSource.created_at, NotebookSource.id)
     ).all()
     return [sources.source_data(source) for source in rows]

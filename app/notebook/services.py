@@ -20,9 +20,9 @@ from app.notebook.models.pages import (
     NOTE_MAX,
     PAGE_TITLE_MAX,
     TOPIC_NAME_MAX,
+    NotebookPage,
+    NotebookTopic,
     PageBlock,
-    StudyPage,
-    StudyTopic,
 )
 from app.shared.days import today_for
 from app.shared.errors import Invalid, NotFound
@@ -46,16 +46,18 @@ EASE_MIN = 130
 def topics(user):
     """The user's topics in their order, each with its pages loaded."""
     return db.session.scalars(
-        db.select(StudyTopic).where(StudyTopic.user_id == user.id).order_by(StudyTopic.position, StudyTopic.created_at)
+        db.select(NotebookTopic)
+        .where(NotebookTopic.user_id == user.id)
+        .order_by(NotebookTopic.position, NotebookTopic.created_at)
     ).all()
 
 
 def get_topic(user, topic_id):
-    return owned(StudyTopic, topic_id, user, key="NOTEBOOK_TOPIC_NOT_FOUND")
+    return owned(NotebookTopic, topic_id, user, key="NOTEBOOK_TOPIC_NOT_FOUND")
 
 
 def get_page(user, page_id):
-    return owned(StudyPage, page_id, user, key="NOTEBOOK_PAGE_NOT_FOUND")
+    return owned(NotebookPage, page_id, user, key="NOTEBOOK_PAGE_NOT_FOUND")
 
 
 def resolve_page(user, ref):
@@ -70,10 +72,10 @@ def resolve_page(user, ref):
     title = " ".join(str(ref or "").split())
     matches = (
         db.session.scalars(
-            db.select(StudyPage)
-            .join(StudyTopic, StudyTopic.id == StudyPage.topic_id)
-            .where(StudyPage.user_id == user.id, StudyPage.title == title)
-            .order_by(StudyTopic.position, StudyPage.position)
+            db.select(NotebookPage)
+            .join(NotebookTopic, NotebookTopic.id == NotebookPage.topic_id)
+            .where(NotebookPage.user_id == user.id, NotebookPage.title == title)
+            .order_by(NotebookTopic.position, NotebookPage.position)
         ).all()
         if title
         else []
@@ -90,8 +92,8 @@ def resolve_page(user, ref):
 def pages_inside(user, page):
     """The ids of every page nested under `page`, at any depth (not `page` itself)."""
     rows = db.session.execute(
-        db.select(StudyPage.id, StudyPage.parent_id).where(
-            StudyPage.user_id == user.id, StudyPage.topic_id == page.topic_id
+        db.select(NotebookPage.id, NotebookPage.parent_id).where(
+            NotebookPage.user_id == user.id, NotebookPage.topic_id == page.topic_id
         )
     ).all()
     children = {}
@@ -109,7 +111,7 @@ def pages_inside(user, page):
 def create_topic(user, name):
     """A new topic at the end of the list."""
     clean = _text(name, TOPIC_NAME_MAX, "name", "NOTEBOOK_TOPIC_NAME_REQUIRED", "NOTEBOOK_TOPIC_NAME_TOO_LONG")
-    topic = StudyTopic(user_id=user.id, name=clean, position=len(topics(user)))
+    topic = NotebookTopic(user_id=user.id, name=clean, position=len(topics(user)))
     db.session.add(topic)
     db.session.commit()
     announce(user, "notebook")
@@ -126,7 +128,7 @@ def create_page(user, topic_id, title, parent_id=None):
         if parent.topic_id != topic.id:
             raise Invalid("NOTEBOOK_PARENT_OTHER_TOPIC")
     siblings = [page for page in topic.pages if page.parent_id == (parent.id if parent else None)]
-    page = StudyPage(
+    page = NotebookPage(
         user_id=user.id, topic=topic, parent_id=parent.id if parent else None, title=clean, position=len(siblings)
     )
     db.session.add(page)
@@ -404,9 +406,9 @@ def due_cards(user, today=None):
     today = today or today_for(user)
     return db.session.scalars(
         db.select(PageBlock)
-        .join(StudyPage, StudyPage.id == PageBlock.page_id)
+        .join(NotebookPage, NotebookPage.id == PageBlock.page_id)
         .where(PageBlock.user_id == user.id, PageBlock.kind == "card", PageBlock.due_on <= today)
-        .order_by(PageBlock.due_on, StudyPage.title, PageBlock.position)
+        .order_by(PageBlock.due_on, NotebookPage.title, PageBlock.position)
     ).all()
 
 

@@ -36,8 +36,8 @@ from app.notebook.models.sources import (
     SEARCH_TABLE,
     SOURCE_FILENAME_MAX,
     SOURCE_TITLE_MAX,
-    StudyPassage,
-    StudySource,
+    NotebookSource,
+    SourcePassage,
 )
 from app.shared.errors import DomainError, Invalid
 from app.shared.fields import refuse_if
@@ -71,15 +71,15 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def get(user, source_id):
-    return owned(StudySource, source_id, user, key="NOTEBOOK_SOURCE_NOT_FOUND")
+    return owned(NotebookSource, source_id, user, key="NOTEBOOK_SOURCE_NOT_FOUND")
 
 
 def sources_of(user, page):
     """The page's sources, the oldest first."""
     return db.session.scalars(
-        db.select(StudySource)
-        .where(StudySource.user_id == user.id, StudySource.page_id == page.id)
-        .order_by(StudySource.created_at, StudySource.id)
+        db.select(NotebookSource)
+        .where(NotebookSource.user_id == user.id, NotebookSource.page_id == page.id)
+        .order_by(NotebookSource.created_at, NotebookSource.id)
     ).all()
 
 
@@ -126,7 +126,7 @@ def paste(user, page_id, text, title=None, *, site=None):
         problems["text"] = "NOTEBOOK_SOURCE_TOO_LONG"
     clean_title = _title(title, problems) or _first_line(clean)
     refuse_if(problems)
-    source = StudySource(
+    source = NotebookSource(
         user_id=user.id,
         page_id=page.id,
         title=clean_title,
@@ -155,7 +155,7 @@ def upload(user, page_id, filename, data):
     if not data.strip():
         refuse_if({"file": "NOTEBOOK_SOURCE_EMPTY"})
     title = _first_line(name.rsplit(".", 1)[0]) or name
-    source = StudySource(
+    source = NotebookSource(
         user_id=user.id,
         page_id=page.id,
         title=title[:SOURCE_TITLE_MAX],
@@ -181,7 +181,7 @@ def _stored(user, source):
     inline = source.text is not None and len(source.text) <= current_app.config["NOTEBOOK_SOURCE_INLINE_CHARS"]
     if inline:
         passages = split(source.text)
-        source.passages = [StudyPassage(position=p.position, start=p.start, text=p.text) for p in passages]
+        source.passages = [SourcePassage(position=p.position, start=p.start, text=p.text) for p in passages]
         source.passages_total = source.passages_done = len(passages)
         source.status = "ready"
     db.session.add(source)
@@ -193,7 +193,7 @@ def _stored(user, source):
 def delete(user, source_id):
     """Delete a source with its passages (their index entries go with them)."""
     source = get(user, source_id)
-    db.session.execute(db.delete(StudySource).where(StudySource.id == source.id))
+    db.session.execute(db.delete(NotebookSource).where(NotebookSource.id == source.id))
     db.session.commit()
     announce(user, "notebook")
 
@@ -229,7 +229,7 @@ def _process(app, source_id):
 
 
 def _read_split_and_index(source_id):
-    source = db.session.get(StudySource, source_id)
+    source = db.session.get(NotebookSource, source_id)
     if source is None:  # deleted before its thread started
         return
     source.status = "processing"
@@ -253,7 +253,7 @@ def _read_split_and_index(source_id):
 def index_batch(source, batch):
     """Add one batch of passages (the triggers or the generated column index them)."""
     db.session.execute(
-        sa.insert(StudyPassage),
+        sa.insert(SourcePassage),
         [{"source_id": source.id, "position": p.position, "start": p.start, "text": p.text} for p in batch],
     )
 
@@ -261,10 +261,10 @@ def index_batch(source, batch):
 def _failed(source_id, key):
     """Nothing of a failed source stays indexed; the source says why it failed."""
     db.session.rollback()
-    db.session.execute(db.delete(StudyPassage).where(StudyPassage.source_id == source_id))
+    db.session.execute(db.delete(SourcePassage).where(SourcePassage.source_id == source_id))
     db.session.execute(
-        db.update(StudySource)
-        .where(StudySource.id == source_id)
+        db.update(NotebookSource)
+        .where(NotebookSource.id == source_id)
         .values(status="failed", failure=key, upload=None, passages_done=0, updated_at=utcnow())
     )
     db.session.commit()
@@ -373,15 +373,17 @@ def search(user, page_id, query, limit=SEARCH_RESULTS):
     sources = {
         source.id: source
         for source in db.session.scalars(
-            db.select(StudySource)
-            .options(load_only(StudySource.title, StudySource.passages_total))
-            .where(StudySource.user_id == user.id, StudySource.page_id == page.id, StudySource.status == "ready")
+            db.select(NotebookSource)
+            .options(load_only(NotebookSource.title, NotebookSource.passages_total))
+            .where(
+                NotebookSource.user_id == user.id, NotebookSource.page_id == page.id, NotebookSource.status == "ready"
+            )
         )
     }
     if not sources:
         return []
     ranked = _postgresql_ranked if db.engine.dialect.name == "postgresql" else _sqlite_ranked
-    passages = db.session.scalars(ranked(terms, StudyPassage.source_id.in_(sources)).limit(limit)).all()
+    passages = db.session.scalars(ranked(terms, SourcePassage.source_id.in_(sources)).limit(limit)).all()
     pattern = _highlighter(terms)
     return [Hit(passage, sources[passage.source_id], highlighted(passage.text, pattern)) for passage in passages]
 
@@ -390,11 +392,11 @@ def _sqlite_ranked(terms, scope):
     index = sa.table(SEARCH_TABLE, sa.column("rowid"))
     match = " OR ".join([*(f'"{term}"' for term in terms[:-1]), f'"{terms[-1]}"*'])
     return (
-        sa.select(StudyPassage)
+        sa.select(SourcePassage)
         .select_from(index)
-        .join(StudyPassage, StudyPassage.id == index.c.rowid)
+        .join(SourcePassage, SourcePassage.id == index.c.rowid)
         .where(sa.literal_column(SEARCH_TABLE).op("MATCH")(match), scope)
-        .order_by(sa.func.bm25(sa.literal_column(SEARCH_TABLE)), StudyPassage.id)
+        .order_by(sa.func.bm25(sa.literal_column(SEARCH_TABLE)), SourcePassage.id)
     )
 
 
@@ -402,9 +404,9 @@ def _postgresql_ranked(terms, scope):
     query = sa.func.to_tsquery(sa.literal_column("'simple'::regconfig"), " | ".join([*terms[:-1], f"{terms[-1]}:*"]))
     vector = sa.literal_column(f"study_passages.{SEARCH_COLUMN}")
     return (
-        sa.select(StudyPassage)
+        sa.select(SourcePassage)
         .where(vector.op("@@")(query), scope)
-        .order_by(sa.func.ts_rank_cd(vector, query).desc(), StudyPassage.id)
+        .order_by(sa.func.ts_rank_cd(vector, query).desc(), SourcePassage.id)
     )
 
 

@@ -89,7 +89,7 @@ class StudyCycleSubject(db.Model):
     minutes: Mapped[int | None] = mapped_column(Integer)  # hand-set weekly minutes; None: by weight
     position: Mapped[int] = mapped_column(Integer, default=0)
 
-    page = relationship("StudyPage")
+    page = relationship("NotebookPage")
 
 
 class StudyBlock(db.Model):
@@ -112,7 +112,7 @@ class StudyBlock(db.Model):
     )
 
     subject = relationship("StudyCycleSubject")
-    concept_page = relationship("StudyPage")
+    concept_page = relationship("NotebookPage")
 
 
 class StudyLap(db.Model):
@@ -143,7 +143,7 @@ class StudySession(Owned, db.Model):
         Uuid, ForeignKey("timer_cycles.id", ondelete="CASCADE"), unique=True
     )
 
-    page = relationship("StudyPage")
+    page = relationship("NotebookPage")
 
 
 class StudyCredit(db.Model):
@@ -174,4 +174,4 @@ class StudyEntryLink(Owned, db.Model):
     entry_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("routine_entries.id", ondelete="CASCADE"))
     page_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("study_pages.id", ondelete="CASCADE"), index=True)
 
-    page = relationship("StudyPage")
+    page = relationship("NotebookPage")

@@ -33,8 +33,8 @@ from app.ideas.models import QuickNote
 from app.mood.models import MoodEntry
 from app.notebook import boards
 from app.notebook import services as notebook
-from app.notebook.ai.models.studio import StudyCardDraft
-from app.notebook.models.board import StudyConnection, StudyNode
+from app.notebook.ai.models.studio import CardDraft
+from app.notebook.models.board import BoardConnection, BoardNode
 from app.notebook.models.pages import PageBlock
 from app.profile.models import User
 from app.routines import schedules
@@ -427,7 +427,7 @@ CASES = {
     "generateStudyCards": (
         lambda life: {"page": "Cells", "count": 2},
         lambda result, life, user: (
-            [(d.front, d.back, d.passage["number"]) for d in rows(StudyCardDraft)]
+            [(d.front, d.back, d.passage["number"]) for d in rows(CardDraft)]
             == [("What is a cell?", "The unit of life.", 1)]
             and result["awaiting"] == 1
             and [b.kind for b in rows(PageBlock)] == ["note"]  # a draft, not a card: the person accepts it
@@ -454,8 +454,8 @@ CASES = {
     "addStudyNode": (
         lambda life: {"page": ids(life, "cells"), "title": "Organ system", "status": "LEARNING"},
         lambda result, life, user: (
-            [(n.status.value, n.position) for n in rows(StudyNode, title="Organ system")] == [("LEARNING", 3)]
-            and result["id"] == str(rows(StudyNode, title="Organ system")[0].id)
+            [(n.status.value, n.position) for n in rows(BoardNode, title="Organ system")] == [("LEARNING", 3)]
+            and result["id"] == str(rows(BoardNode, title="Organ system")[0].id)
         ),
     ),
     "editStudyNode": (
@@ -471,17 +471,17 @@ CASES = {
     "connectStudyNodes": (
         lambda life: {"page": "Cells", "from_node": "Tissue", "to_node": "Organ"},
         lambda result, life, user: (
-            len(rows(StudyConnection, from_node_id=life["tissue"].id, to_node_id=life["organ"].id)) == 1
+            len(rows(BoardConnection, from_node_id=life["tissue"].id, to_node_id=life["organ"].id)) == 1
         ),
     ),
     "disconnectStudyNodes": (
         lambda life: {"page": "Cells", "from_node": "Cell", "to_node": "Tissue"},
-        lambda result, life, user: rows(StudyConnection) == [],
+        lambda result, life, user: rows(BoardConnection) == [],
     ),
     "removeStudyNode": (
         lambda life: {"page": "Cells", "node": ids(life, "cell")},
         lambda result, life, user: (
-            sorted(n.title for n in rows(StudyNode)) == ["Organ", "Tissue"] and rows(StudyConnection) == []
+            sorted(n.title for n in rows(BoardNode)) == ["Organ", "Tissue"] and rows(BoardConnection) == []
         ),
     ),
     "reorderStudyBoard": (

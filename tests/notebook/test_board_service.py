@@ -7,7 +7,7 @@ from app import demo
 from app.extensions import db
 from app.notebook import boards
 from app.notebook import services as notebook
-from app.notebook.models.board import NODES_PER_BOARD, NodeStatus, StudyConnection, StudyNode
+from app.notebook.models.board import NODES_PER_BOARD, BoardConnection, BoardNode, NodeStatus
 from app.profile import configuration
 from app.shared.errors import DomainError
 
@@ -57,13 +57,13 @@ def test_a_bad_node_is_refused_per_field_and_nothing_is_written(ana, fields, fie
     page = a_page(ana)
     refused = refusal(lambda: boards.add_node(ana, page.id, **fields))
     assert refused.key == "INVALID_INPUT" and refused.field_messages == {field: message}
-    assert count(StudyNode) == 0
+    assert count(BoardNode) == 0
 
 
 def test_a_full_board_refuses_one_more(ana):
     page = a_page(ana)
     db.session.add_all(
-        StudyNode(user_id=ana.id, page_id=page.id, title=f"Concept {n}", position=n) for n in range(NODES_PER_BOARD)
+        BoardNode(user_id=ana.id, page_id=page.id, title=f"Concept {n}", position=n) for n in range(NODES_PER_BOARD)
     )
     db.session.commit()
     refused = refusal(lambda: boards.add_node(ana, page.id, "One too many"))
@@ -106,7 +106,7 @@ def test_a_duplicate_connection_is_refused_naming_both_concepts(ana):
     refused = refusal(lambda: boards.connect(ana, page.id, cell.id, tissue.id))
     assert (refused.key, refused.status) == ("STUDY_CONNECTION_EXISTS", 409)
     assert refused.message == "“Cell” already leads to “Tissue”."
-    assert count(StudyConnection) == 1
+    assert count(BoardConnection) == 1
 
 
 def test_a_concept_leading_to_itself_is_refused(ana):
@@ -115,7 +115,7 @@ def test_a_concept_leading_to_itself_is_refused(ana):
     refused = refusal(lambda: boards.connect(ana, page.id, cell.id, "Cell"))
     assert refused.key == "STUDY_CONNECTION_SELF"
     assert refused.message == "“Cell” can't lead to itself. Choose two different concepts."
-    assert count(StudyConnection) == 0
+    assert count(BoardConnection) == 0
 
 
 def test_a_connection_never_joins_the_boards_of_two_pages(ana):
@@ -132,7 +132,7 @@ def test_a_connection_never_joins_the_boards_of_two_pages(ana):
         "“Cell” is on the board of another page (“Cells”)"
         in refusal(lambda: boards.connect(ana, organs.id, cell.id, heart.id)).message
     )
-    assert count(StudyConnection) == 0
+    assert count(BoardConnection) == 0
 
 
 def test_a_node_id_of_another_page_is_refused_by_every_write_naming_the_page(ana):
@@ -203,7 +203,7 @@ def test_deleting_the_page_takes_its_board_along(ana):
     boards.connect(ana, page.id, cell.id, tissue.id)
     db.session.delete(page)
     db.session.commit()
-    assert count(StudyNode) == count(StudyConnection) == 0
+    assert count(BoardNode) == count(BoardConnection) == 0
 
 
 def test_reordering_takes_every_node_once_and_moving_stops_at_the_ends(ana):

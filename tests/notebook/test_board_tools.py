@@ -7,7 +7,7 @@ from app.agent import registry
 from app.assistant import tool_calls
 from app.extensions import db
 from app.notebook import boards
-from app.notebook.models.board import StudyConnection, StudyNode
+from app.notebook.models.board import BoardConnection, BoardNode
 from app.study_cycles import services as study_cycles
 from tests.builders import a_chat, a_study_cycle, confirmed
 from tests.notebook.test_board_service import a_page, titles
@@ -85,7 +85,7 @@ def test_connect_disconnect_remove_and_reorder_write_the_board(ana, board):
     removed = confirmed(ana, proposed)
     assert removed["removed"]["title"] == "Tissue"
     assert titles(ana, page) == ["Organ", "Cell"]
-    assert db.session.scalar(db.select(db.func.count()).select_from(StudyConnection)) == 0
+    assert db.session.scalar(db.select(db.func.count()).select_from(BoardConnection)) == 0
 
 
 @pytest.mark.parametrize(
@@ -114,13 +114,13 @@ def test_every_refusal_reaches_the_model_and_changes_nothing(ana, board, name, a
     organs = a_page(ana, "Organs")
     heart = boards.add_node(ana, organs.id, "Heart")
     arguments = {key_: str(heart.id) if value == "Heart" else value for key_, value in arguments.items()}
-    before = (titles(ana, board[0]), db.session.scalar(db.select(db.func.count()).select_from(StudyConnection)))
+    before = (titles(ana, board[0]), db.session.scalar(db.select(db.func.count()).select_from(BoardConnection)))
     outcome = run(ana, name, page="Cells", **arguments)
     assert outcome.error_key == key and outcome.domains == ()
     if message:
         assert outcome.result["message"] == message
     assert outcome.result["message"]
-    assert (titles(ana, board[0]), db.session.scalar(db.select(db.func.count()).select_from(StudyConnection))) == before
+    assert (titles(ana, board[0]), db.session.scalar(db.select(db.func.count()).select_from(BoardConnection))) == before
     db.session.refresh(heart)
     assert heart.title == "Heart" and heart.status.value == "TODO"
 
@@ -140,7 +140,7 @@ def test_a_page_is_named_by_id_or_exact_title_never_guessed(ana, board):
     missing = run(ana, "getStudyBoard", page="cells")
     assert missing.error_key == "NOTEBOOK_PAGE_NOT_FOUND_BY_TITLE"
     assert "Your topics: Biology, Chemistry." in missing.result["message"]
-    assert db.session.scalar(db.select(db.func.count()).select_from(StudyNode)) == 3
+    assert db.session.scalar(db.select(db.func.count()).select_from(BoardNode)) == 3
 
 
 def test_another_users_page_and_node_are_answered_like_unknown_ones(ana, bruno, board):

@@ -4,7 +4,7 @@ and without JavaScript, refusals keeping what was typed."""
 
 from app.extensions import db
 from app.notebook import services as notebook
-from app.notebook.models.pages import PageBlock, StudyPage, StudyTopic
+from app.notebook.models.pages import NotebookPage, NotebookTopic, PageBlock
 from tests.builders import as_user
 from tests.conftest import hx
 
@@ -59,7 +59,7 @@ def test_an_oversize_topic_name_is_refused_with_the_name_kept(app, signed_in, us
         response = signed_in.post("/notebook/topics", data={"name": typed}, headers=headers)
         body = response.get_data(as_text=True)
         assert response.status_code == 422 and "Use at most 120 characters" in body and typed in body
-    assert count(app, StudyTopic) == 0
+    assert count(app, NotebookTopic) == 0
 
 
 def test_a_page_is_added_inside_another_page_of_its_topic(app, signed_in, user_id):
@@ -72,7 +72,7 @@ def test_a_page_is_added_inside_another_page_of_its_topic(app, signed_in, user_i
         headers=plain(signed_in),
     )
     with app.app_context():
-        inner = db.session.scalar(db.select(StudyPage).where(StudyPage.title == "Membranes"))
+        inner = db.session.scalar(db.select(NotebookPage).where(NotebookPage.title == "Membranes"))
         assert response.status_code == 302 and response.headers["Location"].endswith(f"/notebook/pages/{inner.id}")
         assert inner.parent_id == page_id
 
@@ -111,7 +111,7 @@ def test_deleting_a_topic_says_what_it_takes_first(app, signed_in, user_id):
     ask = signed_in.get(f"/notebook/topics/{topic_id}/delete", headers=hx(signed_in)).get_data(as_text=True)
     assert "1 page and 2 blocks" in ask and "board and sources" in ask
     signed_in.post(f"/notebook/topics/{topic_id}/delete", headers=hx(signed_in))
-    assert count(app, StudyPage) == 0
+    assert count(app, NotebookPage) == 0
 
 
 def test_the_study_page_shows_its_blocks_and_refreshes_them_on_notebook_writes(app, signed_in, user_id):
@@ -228,7 +228,7 @@ def test_deleting_a_page_says_what_goes_with_it_and_goes_back_to_the_notebook(ap
     assert "1 page inside it and 1 block" in ask
     response = signed_in.post(f"/notebook/pages/{page_id}/delete", headers=hx(signed_in))
     assert response.headers["HX-Redirect"] == "/notebook"
-    assert count(app, StudyPage) == 0
+    assert count(app, NotebookPage) == 0
 
 
 def test_the_review_shows_the_first_due_card_and_records_the_answer(app, signed_in, user_id):

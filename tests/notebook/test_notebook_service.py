@@ -7,7 +7,7 @@ import pytest
 
 from app.extensions import db
 from app.notebook import services as notebook
-from app.notebook.models.pages import DIAGRAM_MAX, NOTE_MAX, PageBlock, StudyPage
+from app.notebook.models.pages import DIAGRAM_MAX, NOTE_MAX, NotebookPage, PageBlock
 from app.shared.errors import Invalid, NotFound
 
 
@@ -48,7 +48,7 @@ def test_deleting_a_topic_says_first_what_it_takes_then_takes_its_pages_and_bloc
     assert notebook.what_topic_takes(ana, cells.topic_id) == {"pages": 2, "blocks": 2}
     notebook.delete_topic(ana, cells.topic_id)
     assert [topic.name for topic in notebook.topics(ana)] == ["History"]
-    assert db.session.scalars(db.select(StudyPage.title)).all() == ["Rome"]
+    assert db.session.scalars(db.select(NotebookPage.title)).all() == ["Rome"]
     assert db.session.scalar(db.select(db.func.count()).select_from(PageBlock)) == 0
     assert notebook.topics(ana)[0].position == 0 and keep.position == 0
 
@@ -88,7 +88,7 @@ def test_deleting_a_page_takes_the_pages_inside_it_at_any_depth_and_their_blocks
     a_page(ana, "Genetics")
     assert notebook.what_page_takes(ana, cells.id) == {"pages": 2, "blocks": 1}
     notebook.delete_page(ana, cells.id)
-    assert db.session.scalars(db.select(StudyPage.title)).all() == ["Genetics"]
+    assert db.session.scalars(db.select(NotebookPage.title)).all() == ["Genetics"]
     assert db.session.scalar(db.select(db.func.count()).select_from(PageBlock)) == 0
     assert notebook.resolve_page(ana, "Genetics").position == 0
 

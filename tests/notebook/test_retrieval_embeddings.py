@@ -16,7 +16,7 @@ from app.extensions import db
 from app.notebook import embeddings, sources
 from app.notebook import services as notebook
 from app.notebook.ai import retrieval
-from app.notebook.models.sources import StudyPassageVector, StudySource
+from app.notebook.models.sources import NotebookSource, PassageVector
 from app.profile import configuration
 from app.shared.models import utcnow
 from tests.builders import as_user
@@ -52,7 +52,7 @@ def paste(client, text=FIVE_PASSAGES, title="Chlorophyll"):
                            headers=hx(client))  # fmt: skip
     assert response.status_code == 200
     with as_user(client.application, client.user_id):
-        return db.session.scalars(sa.select(StudySource.id).where(StudySource.title == title)).one()
+        return db.session.scalars(sa.select(NotebookSource.id).where(NotebookSource.title == title)).one()
 
 
 def row(client, source_id):
@@ -62,9 +62,9 @@ def row(client, source_id):
 def vectors(app, source_id):
     with app.app_context():
         return db.session.execute(
-            sa.select(StudyPassageVector.model, sa.func.count())
-            .where(StudyPassageVector.source_id == source_id)
-            .group_by(StudyPassageVector.model)
+            sa.select(PassageVector.model, sa.func.count())
+            .where(PassageVector.source_id == source_id)
+            .group_by(PassageVector.model)
         ).all()
 
 
@@ -124,7 +124,7 @@ def test_a_failing_endpoint_says_so_keeps_full_text_and_retries_when_due(
 
     with embedding_app.app_context():
         failed_at = utcnow() - embeddings.RETRY_AFTER - timedelta(seconds=1)
-        db.session.execute(sa.update(StudySource).values(embedding_failed_at=failed_at))
+        db.session.execute(sa.update(NotebookSource).values(embedding_failed_at=failed_at))
         db.session.commit()
     row(student, source_id)  # the poll that finds the retry due starts it
     embeddings.wait_for(source_id)
@@ -183,11 +183,11 @@ def test_a_source_held_by_another_worker_is_left_alone(embedding_app, student, f
     source_id = paste(student)
     embedding_app.config["EMBEDDINGS_API_KEY"] = "embed-key"
     with embedding_app.app_context():
-        db.session.execute(sa.update(StudySource).values(embedding_claimed_at=utcnow()))
+        db.session.execute(sa.update(NotebookSource).values(embedding_claimed_at=utcnow()))
         db.session.commit()
         assert embeddings.embed_source(source_id) == 0
         stale = utcnow() - embeddings.CLAIM_STALE - timedelta(seconds=1)
-        db.session.execute(sa.update(StudySource).values(embedding_claimed_at=stale))
+        db.session.execute(sa.update(NotebookSource).values(embedding_claimed_at=stale))
         db.session.commit()
         assert embeddings.embed_source(source_id) == 5  # its thread is gone: taken over
     assert len(fake_outside.requests(EMBEDDINGS)) == 1
@@ -199,7 +199,7 @@ def test_deleting_a_source_deletes_its_vectors(embedding_app, student):
     with as_user(embedding_app, student.user_id) as user:
         sources.delete(user, source_id)
     with embedding_app.app_context():
-        assert db.session.scalar(sa.select(sa.func.count()).select_from(StudyPassageVector)) == 0
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(PassageVector)) == 0
 
 
 def test_deleting_the_account_deletes_its_vectors_and_no_one_elses(embedding_app, student):
@@ -213,4 +213,4 @@ def test_deleting_the_account_deletes_its_vectors_and_no_one_elses(embedding_app
     with as_user(embedding_app, student.user_id) as ana:
         configuration.delete_account(ana, PASSWORD, configuration.confirmation_word(ana))
     with embedding_app.app_context():
-        assert db.session.scalars(sa.select(StudyPassageVector.source_id)).all() == [kept]
+        assert db.session.scalars(sa.select(PassageVector.source_id)).all() == [kept]

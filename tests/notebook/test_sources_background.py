@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook import sources
-from app.notebook.models.sources import StudyPassage, StudySource
+from app.notebook.models.sources import NotebookSource, SourcePassage
 from app.shared.models import utcnow
 from tests.builders import as_user
 from tests.conftest import hx
@@ -39,7 +39,7 @@ def browser_like(sources_app):
 
 def the_source(app, user_id):
     with as_user(app, user_id) as user:
-        page_source = db.session.scalars(sa.select(StudySource).where(StudySource.user_id == user.id)).one()
+        page_source = db.session.scalars(sa.select(NotebookSource).where(NotebookSource.user_id == user.id)).one()
         db.session.expunge(page_source)
         return page_source
 
@@ -119,7 +119,7 @@ def test_a_crash_while_indexing_leaves_a_failed_source_and_nothing_searchable(so
     row = row_until(browser_like, source.id, "failed")
     assert "Something went wrong while this source was indexed" in row and "hx-trigger" not in row
     with sources_app.app_context():
-        assert db.session.scalar(sa.select(sa.func.count()).select_from(StudyPassage)) == 0
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(SourcePassage)) == 0
         assert indexed_rows() == 0
     assert hits(sources_app, browser_like.user_id, browser_like.page_id, "osmosis") == []
     delete = browser_like.post(f"/notebook/sources/{source.id}/delete", headers=hx(browser_like))
@@ -141,14 +141,14 @@ def test_a_large_pdf_is_read_in_the_background_and_one_without_text_says_so(sour
     assert "1 passage, searchable" in row_until(browser_like, paper, "ready")
     assert "This PDF has no text to extract" in row_until(browser_like, scan, "failed")
     with sources_app.app_context():
-        uploads = db.session.scalars(sa.select(StudySource.upload)).all()
+        uploads = db.session.scalars(sa.select(NotebookSource.upload)).all()
     assert uploads == [None, None]  # read or refused, the bytes are not kept
     assert hits(sources_app, browser_like.user_id, browser_like.page_id, "proteins") == [1]
 
 
 def test_a_source_whose_thread_died_long_ago_reads_as_failed(sources_app, browser_like):
     with as_user(sources_app, browser_like.user_id):
-        source = StudySource(
+        source = NotebookSource(
             user_id=browser_like.user_id, page_id=browser_like.page_id, title="Lost", origin="pasted", text="x"
         )
         source.status = "processing"

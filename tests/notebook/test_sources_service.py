@@ -16,7 +16,7 @@ from app.agent.registry import REGISTRY
 from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook import sources
-from app.notebook.models.sources import SEARCH_TABLE, StudyPassage, StudySource
+from app.notebook.models.sources import SEARCH_TABLE, NotebookSource, SourcePassage
 from app.notebook.sources import PASSAGE_MAX, PASSAGE_TARGET, split
 from app.profile import configuration
 from app.shared.errors import Invalid, NotFound
@@ -126,7 +126,7 @@ def test_pasted_sources_are_refused_empty_too_long_or_with_a_long_title(ana, pag
         "title": "NOTEBOOK_SOURCE_TITLE_TOO_LONG"
     }
     assert refusal_of(lambda: sources.paste(ana, page.id, "a\x00b")) == {"text": "TEXT_HAS_NUL"}
-    assert db.session.scalar(sa.select(sa.func.count()).select_from(StudySource)) == 0
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(NotebookSource)) == 0
 
 
 def test_text_markdown_and_pdf_files_are_read(ana, page):
@@ -158,7 +158,7 @@ def test_text_markdown_and_pdf_files_are_read(ana, page):
 )
 def test_a_file_is_checked_by_its_content_not_only_its_name(ana, page, name, data, key):
     assert refusal_of(lambda: sources.upload(ana, page.id, name, data)) == {"file": key}
-    assert db.session.scalar(sa.select(sa.func.count()).select_from(StudySource)) == 0
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(NotebookSource)) == 0
 
 
 def test_a_pdf_without_text_and_an_oversize_file_are_refused_with_nothing_saved(ana, page):
@@ -170,7 +170,7 @@ def test_a_pdf_without_text_and_an_oversize_file_are_refused_with_nothing_saved(
     assert refusal_of(lambda: sources.upload(ana, page.id, "huge.txt", huge)) == {
         "file": "NOTEBOOK_SOURCE_FILE_TOO_LARGE"
     }
-    assert db.session.scalar(sa.select(sa.func.count()).select_from(StudySource)) == 0
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(NotebookSource)) == 0
 
 
 def test_another_users_page_and_source_are_unknown(ana, bruno, page):
@@ -232,7 +232,7 @@ def test_deleting_a_source_page_or_account_leaves_no_index_entry(app, ana, page)
     assert found(ana, page, "enzymes") == [("Second", 1)]
     assert indexed_rows() == 1
     configuration.delete_account(ana, PASSWORD, configuration.confirmation_word(ana))
-    assert db.session.scalar(sa.select(sa.func.count()).select_from(StudyPassage)) == 0
+    assert db.session.scalar(sa.select(sa.func.count()).select_from(SourcePassage)) == 0
     assert indexed_rows() == 0
 
 
@@ -252,7 +252,7 @@ def test_the_export_carries_each_source_with_its_text(ana, page):
 
 def test_the_demo_account_has_a_pasted_source_to_search(ana):
     demo.give_a_life(ana)
-    (source,) = db.session.scalars(sa.select(StudySource).where(StudySource.user_id == ana.id)).all()
+    (source,) = db.session.scalars(sa.select(NotebookSource).where(NotebookSource.user_id == ana.id)).all()
     assert (source.title, source.origin, source.status) == (demo.DEMO_SOURCE_TITLE, "pasted", "ready")
     assert source.passages_total > 1
     page = notebook.get_page(ana, source.page_id)

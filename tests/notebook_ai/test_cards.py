@@ -12,7 +12,7 @@ from app.assistant import tool_calls
 from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook.ai import studio
-from app.notebook.ai.models.studio import StudyCardDraft
+from app.notebook.ai.models.studio import CardDraft
 from app.notebook.models.pages import PageBlock
 from app.profile import configuration
 from app.profile.models import User
@@ -66,7 +66,7 @@ def test_no_drafts_are_stored_when_no_passage_supports_a_card(ana, fake):
         with pytest.raises(Invalid) as refused:
             studio.draft_cards(ana, page.id)
         assert refused.value.key == "STUDY_AI_CARDS_UNSUPPORTED"
-    assert db.session.scalars(db.select(StudyCardDraft)).all() == []
+    assert db.session.scalars(db.select(CardDraft)).all() == []
 
 
 def test_a_card_already_on_the_page_or_drafted_is_not_drafted_again(ana, fake):
@@ -211,7 +211,7 @@ def test_discarding_every_draft_asks_first(agent_app, fake):
     assert "2 flashcard drafts waiting on “Cells” will be discarded." in asked.get_data(as_text=True)
     assert ana.post(f"/notebook/pages/{page_id}/studio/drafts/discard").status_code == 204
     with agent_app.app_context():
-        assert db.session.scalars(db.select(StudyCardDraft)).all() == []
+        assert db.session.scalars(db.select(CardDraft)).all() == []
 
 
 def test_another_user_s_draft_is_not_found_on_the_page(agent_app, fake):
@@ -224,7 +224,7 @@ def test_another_user_s_draft_is_not_found_on_the_page(agent_app, fake):
         assert bruno.post(url).status_code == 404
     assert bruno.http.get(f"/notebook/studio/drafts/{first}/edit").status_code == 404
     with agent_app.app_context():
-        assert len(db.session.scalars(db.select(StudyCardDraft)).all()) == 2
+        assert len(db.session.scalars(db.select(CardDraft)).all()) == 2
 
 
 # Through the agent ------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ def test_the_agent_drafts_cards_through_the_study_door_and_says_how_many_await(a
         "What makes most of the cell's ATP?", "What do ribosomes build?",
     ]  # fmt: skip
     with agent_app.app_context():
-        assert len(db.session.scalars(db.select(StudyCardDraft)).all()) == 2
+        assert len(db.session.scalars(db.select(CardDraft)).all()) == 2
         assert db.session.scalars(db.select(PageBlock).where(PageBlock.kind == "card")).all() == []  # not accepted
 
 

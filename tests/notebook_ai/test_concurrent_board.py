@@ -15,7 +15,7 @@ from app.notebook import boards
 from app.notebook import services as notebook
 from app.notebook.ai import reading_aid
 from app.notebook.ai.reading_aid import Suggestion
-from app.notebook.models.board import NODES_PER_BOARD, StudyConnection, StudyNode
+from app.notebook.models.board import NODES_PER_BOARD, BoardConnection, BoardNode
 from app.shared.errors import Conflict
 from tests.builders import as_user
 from tests.conftest import make_user
@@ -51,10 +51,10 @@ def at_once(app, user_id, work, times=TABS):
 
 def board_rows(app, page_id):
     with app.app_context():
-        nodes = db.session.scalars(db.select(StudyNode).where(StudyNode.page_id == page_id)).all()
+        nodes = db.session.scalars(db.select(BoardNode).where(BoardNode.page_id == page_id)).all()
         titles = {node.id: node.title for node in nodes}
         links = [(titles[link.from_node_id], titles[link.to_node_id]) for link in db.session.scalars(
-            db.select(StudyConnection).where(StudyConnection.page_id == page_id))]  # fmt: skip
+            db.select(BoardConnection).where(BoardConnection.page_id == page_id))]  # fmt: skip
         rows = sorted((node.position, node.title) for node in nodes), sorted(links)
         db.session.remove()
     return rows

@@ -11,7 +11,7 @@ from app.extensions import db
 from app.notebook import boards
 from app.notebook.ai import reading_aid
 from app.notebook.ai.reading_aid import RoadmapAnswer, Suggestion
-from app.notebook.models.board import StudyConnection, StudyNode
+from app.notebook.models.board import BoardConnection, BoardNode
 from app.profile.models import User
 from tests.conftest import make_user
 from tests.notebook_ai.conftest import NOTE, AgentClient, Reply, a_page, body_of, says
@@ -50,11 +50,11 @@ class Student(AgentClient):
 
     def board(self):
         with self.app.app_context():
-            nodes = db.session.scalars(db.select(StudyNode).order_by(StudyNode.position)).all()
+            nodes = db.session.scalars(db.select(BoardNode).order_by(BoardNode.position)).all()
             titles = [node.title for node in nodes]
             by_id = {node.id: node.title for node in nodes}
             links = sorted((by_id[link.from_node_id], by_id[link.to_node_id])
-                           for link in db.session.scalars(db.select(StudyConnection)))  # fmt: skip
+                           for link in db.session.scalars(db.select(BoardConnection)))  # fmt: skip
             db.session.remove()
         return titles, links
 

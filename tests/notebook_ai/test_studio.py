@@ -8,8 +8,8 @@ import pytest
 
 from app.extensions import db
 from app.notebook.ai import studio
-from app.notebook.ai.models.studio import StudyOutput
-from app.notebook.models.sources import StudySource
+from app.notebook.ai.models.studio import StudioOutput
+from app.notebook.models.sources import NotebookSource
 from app.profile.models import User
 from app.shared.errors import DomainError, Invalid, NotFound
 from tests.conftest import make_user
@@ -92,7 +92,7 @@ def test_a_summary_nothing_supports_is_not_produced_and_nothing_is_stored(ana, f
         studio.generate(ana, page.id, "summary")
     assert refused.value.key == "STUDY_AI_SUMMARY_UNSUPPORTED"
     assert "No summary was made" in refused.value.message
-    assert db.session.scalars(db.select(StudyOutput)).all() == []
+    assert db.session.scalars(db.select(StudioOutput)).all() == []
 
 
 def test_a_study_guide_keeps_only_the_points_and_terms_a_real_passage_supports(ana, fake):
@@ -227,7 +227,7 @@ def test_a_refusal_keeps_the_typed_focus_and_leaves_the_outputs_alone(agent_app,
     assert "No study guide was made" in html and 'value="photosynthesis"' in html
     assert "HX-Trigger" not in refused.headers  # nothing changed: no list refreshes
     with agent_app.app_context():
-        assert db.session.scalars(db.select(StudyOutput)).all() == []
+        assert db.session.scalars(db.select(StudioOutput)).all() == []
 
 
 def test_a_failed_chain_is_said_in_the_form_and_stores_nothing(agent_app, fake):
@@ -239,7 +239,7 @@ def test_a_failed_chain_is_said_in_the_form_and_stores_nothing(agent_app, fake):
     html = failed.get_data(as_text=True)
     assert failed.status_code == 503 and "couldn&#39;t reach any AI model" in html and 'value="ribosomes"' in html
     with agent_app.app_context():
-        assert db.session.scalars(db.select(StudyOutput)).all() == []
+        assert db.session.scalars(db.select(StudioOutput)).all() == []
 
 
 def test_an_empty_bucket_is_refused_on_the_page_with_the_time_it_refills(make_agent_app, fake):
@@ -275,13 +275,13 @@ def test_deleting_an_output_asks_first_then_refreshes_the_list(agent_app, fake):
     fake.script("mistral", says(SUMMARY))
     ana.post(f"{ana.page}/studio/outputs", kind="summary")
     with agent_app.app_context():
-        output_id = db.session.scalar(db.select(StudyOutput.id))
+        output_id = db.session.scalar(db.select(StudioOutput.id))
     asked = ana.http.get(f"/notebook/studio/outputs/{output_id}/delete", headers={"HX-Request": "true"})
     assert "will be deleted for good" in asked.get_data(as_text=True)
     gone = ana.post(f"/notebook/studio/outputs/{output_id}/delete")
     assert gone.status_code == 204 and "studio:outputs" in gone.headers["HX-Trigger"]
     with agent_app.app_context():
-        assert db.session.scalars(db.select(StudyOutput)).all() == []
+        assert db.session.scalars(db.select(StudioOutput)).all() == []
 
 
 def test_another_user_s_output_is_not_found_on_the_page(agent_app, fake):
@@ -290,7 +290,7 @@ def test_another_user_s_output_is_not_found_on_the_page(agent_app, fake):
     fake.script("mistral", says(SUMMARY))
     ana.post(f"{ana.page}/studio/outputs", kind="summary")
     with agent_app.app_context():
-        output_id = db.session.scalar(db.select(StudyOutput.id))
+        output_id = db.session.scalar(db.select(StudioOutput.id))
     make_user(agent_app, email="bruno@example.com", name="Bruno")
     bruno = AgentClient(agent_app, email="bruno@example.com")
     assert bruno.http.get(f"/notebook/studio/outputs/{output_id}").status_code == 404
@@ -331,7 +331,7 @@ def test_a_cited_passage_links_to_where_it_is_now_until_it_is_deleted(agent_app,
     assert links[0].startswith(f"{ana.page}#block-") and links[1].endswith("/passage?at=2#passage-2")
     assert ana.http.get(links[1].replace("&amp;", "&")).status_code == 200  # the passage in its source
     with agent_app.app_context():
-        source_id = db.session.scalar(db.select(StudySource.id))
+        source_id = db.session.scalar(db.select(NotebookSource.id))
     ana.post(f"/notebook/sources/{source_id}/delete")
     listed = ana.http.get(f"{ana.page}/studio/outputs", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert listed.count('data-testid="studio-passage-link"') == 1 and "No longer on this page." in listed

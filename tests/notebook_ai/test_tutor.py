@@ -10,9 +10,9 @@ import pytest
 from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook.ai import services as notebook_ai
-from app.notebook.ai.models.tutor import StudyTutorExchange
+from app.notebook.ai.models.tutor import TutorExchange
 from app.notebook.models.pages import PageBlock
-from app.notebook.models.sources import StudySource
+from app.notebook.models.sources import NotebookSource
 from app.profile import configuration
 from app.profile.models import User
 from tests.conftest import make_user, standalone_app
@@ -76,14 +76,14 @@ def test_an_answer_cites_the_page_s_passages_and_stays_on_the_page_after_a_reloa
 
     html = student.page()  # the reload
     (note,) = rows(agent_app, PageBlock, kind="note")
-    (source,) = rows(agent_app, StudySource)
+    (source,) = rows(agent_app, NotebookSource)
     assert "What do ribosomes build?" in html and "<strong>ATP</strong>" in html
     chips = re.findall(r'<a class="tutor-cite" href="([^"]+)"[^>]*>(\d+)</a>', html)
     assert chips == [(f"/notebook/sources/{source.id}/passage?at=2#passage-2", "2"),
                      (f"/notebook/pages/{student.page_id}#block-{note.id}", "1")]  # fmt: skip
     assert f'id="block-{note.id}"' in html  # the note chip's target is on the page
     assert "[7]" not in html and "[9]" not in html and "made-up claim." in html
-    (exchange,) = rows(agent_app, StudyTutorExchange)
+    (exchange,) = rows(agent_app, TutorExchange)
     assert [p["number"] for p in exchange.passages] == [2, 1]  # only what the answer cites is kept
 
 
@@ -191,7 +191,7 @@ def test_no_model_answering_keeps_the_question(agent_app, fake):
     response = student.ask("Will this be kept?")
     html = response.get_data(as_text=True)
     assert response.status_code == 503 and refusal_in(html) == "STUDY_AI_UNAVAILABLE"
-    assert ">Will this be kept?</textarea>" in html and rows(agent_app, StudyTutorExchange) == []
+    assert ">Will this be kept?</textarea>" in html and rows(agent_app, TutorExchange) == []
 
 
 def test_without_javascript_a_refusal_shows_the_page_with_the_question_kept(agent_app, fake):
@@ -224,7 +224,7 @@ def test_clearing_the_conversation_keeps_the_notes_and_sources(agent_app, fake):
     assert response.status_code == 204 and "Conversation cleared." in response.headers["HX-Trigger"]
     html = student.page()
     assert 'data-testid="tutor-empty"' in html and "What do ribosomes build?" not in html
-    assert len(rows(agent_app, PageBlock)) == 1 and len(rows(agent_app, StudySource)) == 1
+    assert len(rows(agent_app, PageBlock)) == 1 and len(rows(agent_app, NotebookSource)) == 1
 
 
 def test_without_javascript_clearing_asks_first_then_reloads_the_page_with_a_notice(agent_app, fake):
@@ -241,7 +241,7 @@ def test_without_javascript_clearing_asks_first_then_reloads_the_page_with_a_not
 
 def test_another_student_s_page_and_source_are_unknown(agent_app, fake):
     student = a_student(agent_app)
-    (source,) = rows(agent_app, StudySource)
+    (source,) = rows(agent_app, NotebookSource)
     make_user(agent_app, email="bruno@example.com", name="Bruno")
     bruno = Student(agent_app, student.page_id, email="bruno@example.com")
     assert bruno.ask("Whose page?").status_code == 404
@@ -262,7 +262,7 @@ def test_the_conversation_is_in_the_export_and_goes_with_its_page(agent_app, fak
         assert exported["question"] == "What do ribosomes build?" and [c["number"] for c in exported["cited"]] == [2, 1]
         notebook.delete_page(ana, student.page_id)
         db.session.remove()
-    assert rows(agent_app, StudyTutorExchange) == []
+    assert rows(agent_app, TutorExchange) == []
 
 
 def test_the_tutor_speaks_portuguese(agent_app, fake):

@@ -6,7 +6,7 @@ export on the configuration page (app/profile/configuration.py)."""
 
 from app.extensions import db
 from app.notebook.ai import studio, tutor
-from app.notebook.ai.models.tutor import StudyTutorExchange
+from app.notebook.ai.models.tutor import TutorExchange
 
 
 def export_study_tutor(user):
@@ -14,9 +14,9 @@ def export_study_tutor(user):
     return [
         tutor.exchange_data(exchange)
         for exchange in db.session.scalars(
-            db.select(StudyTutorExchange)
-            .where(StudyTutorExchange.user_id == user.id)
-            .order_by(StudyTutorExchange.page_id, StudyTutorExchange.created_at, StudyTutorExchange.id)
+            db.select(TutorExchange)
+            .where(TutorExchange.user_id == user.id)
+            .order_by(TutorExchange.page_id, TutorExchange.created_at, TutorExchange.id)
         )
     ]
 

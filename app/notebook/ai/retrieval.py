@@ -29,7 +29,7 @@ from sqlalchemy.orm import load_only
 from app.extensions import db
 from app.notebook import embeddings
 from app.notebook import services as notebook
-from app.notebook.models.sources import SEARCH_COLUMN, SEARCH_TABLE, StudyPassage, StudySource
+from app.notebook.models.sources import SEARCH_COLUMN, SEARCH_TABLE, NotebookSource, SourcePassage
 
 RETRIEVED = 6  # source passages given to the model beside the page's own notes
 CANDIDATES = 30  # passages each ranking contributes to the blend
@@ -90,9 +90,11 @@ def retrieve(user, page_id, question, limit=RETRIEVED):
     sources = {
         source.id: source
         for source in db.session.scalars(
-            sa.select(StudySource)
-            .options(load_only(StudySource.title))
-            .where(StudySource.user_id == user.id, StudySource.page_id == page.id, StudySource.status == "ready")
+            sa.select(NotebookSource)
+            .options(load_only(NotebookSource.title))
+            .where(
+                NotebookSource.user_id == user.id, NotebookSource.page_id == page.id, NotebookSource.status == "ready"
+            )
         )
     }
     if not sources or not text.strip():
@@ -106,7 +108,8 @@ def retrieve(user, page_id, question, limit=RETRIEVED):
     words_rank = {pid: rank for rank, pid in enumerate(rankings[0])}
     best = sorted(scores, key=lambda pid: (-scores[pid], words_rank.get(pid, CANDIDATES), pid))[:limit]
     passages = {
-        passage.id: passage for passage in db.session.scalars(sa.select(StudyPassage).where(StudyPassage.id.in_(best)))
+        passage.id: passage
+        for passage in db.session.scalars(sa.select(SourcePassage).where(SourcePassage.id.in_(best)))
     }
     return [
         Retrieved(pid, passages[pid].source_id, sources[passages[pid].source_id].title, passages[pid].position,
@@ -161,8 +164,8 @@ def full_text(source_ids, terms, limit):
     unless more than POOL matched."""
     if not terms:
         return []
-    scope = StudyPassage.source_id.in_(source_ids)
-    columns = (StudyPassage.id, StudyPassage.text)
+    scope = SourcePassage.source_id.in_(source_ids)
+    columns = (SourcePassage.id, SourcePassage.text)
     if db.engine.dialect.name == "postgresql":
         query = sa.func.to_tsquery(
             sa.literal_column("'simple'::regconfig"), " | ".join(_postgresql_term(term) for term in terms)
@@ -171,7 +174,7 @@ def full_text(source_ids, terms, limit):
         found = (
             sa.select(*columns)
             .where(vector.op("@@")(query), scope)
-            .order_by(sa.func.ts_rank_cd(vector, query).desc(), StudyPassage.id)
+            .order_by(sa.func.ts_rank_cd(vector, query).desc(), SourcePassage.id)
         )
     else:
         index = sa.table(SEARCH_TABLE, sa.column("rowid"))
@@ -179,9 +182,9 @@ def full_text(source_ids, terms, limit):
         found = (
             sa.select(*columns)
             .select_from(index)
-            .join(StudyPassage, StudyPassage.id == index.c.rowid)
+            .join(SourcePassage, SourcePassage.id == index.c.rowid)
             .where(sa.literal_column(SEARCH_TABLE).op("MATCH")(match), scope)
-            .order_by(sa.func.bm25(sa.literal_column(SEARCH_TABLE)), StudyPassage.id)
+            .order_by(sa.func.bm25(sa.literal_column(SEARCH_TABLE)), SourcePassage.id)
         )
     passages = db.session.execute(found.limit(POOL)).all()
     total = db.session.scalar(sa.select(sa.func.count()).where(scope)) or 1

@@ -27,7 +27,7 @@ from app.extensions import db
 from app.llm import BudgetSpent, ChatRequest, LLMError, LLMNotConfigured, Message, Model, RateBucket, model
 from app.notebook.ai.retrieval import retrieve
 from app.notebook.models.pages import PageBlock
-from app.notebook.models.sources import StudyPassage, StudySource
+from app.notebook.models.sources import NotebookSource, SourcePassage
 from app.notebook.sources import SEARCH_MAX_CHARS
 from app.shared.errors import DomainError, Invalid, Throttled
 
@@ -170,10 +170,10 @@ def _words(text):
 
 def _sources_in_order(user, page):
     rows = db.session.execute(
-        db.select(StudyPassage, StudySource.title)
-        .join(StudySource, StudySource.id == StudyPassage.source_id)
-        .where(StudySource.user_id == user.id, StudySource.page_id == page.id, StudySource.status == "ready")
-        .order_by(StudySource.created_at, StudySource.id, StudyPassage.position)
+        db.select(SourcePassage, NotebookSource.title)
+        .join(NotebookSource, NotebookSource.id == SourcePassage.source_id)
+        .where(NotebookSource.user_id == user.id, NotebookSource.page_id == page.id, NotebookSource.status == "ready")
+        .order_by(NotebookSource.created_at, NotebookSource.id, SourcePassage.position)
     )
     passages, spent = [], 0
     for passage, title in rows:
@@ -195,9 +195,9 @@ def has_something_to_read(user, page):
     if note is not None:
         return True
     source = db.session.scalar(
-        db.select(StudySource.id)
-        .where(StudySource.user_id == user.id, StudySource.page_id == page.id, StudySource.status == "ready")
-        .where(StudySource.passages_total > 0)
+        db.select(NotebookSource.id)
+        .where(NotebookSource.user_id == user.id, NotebookSource.page_id == page.id, NotebookSource.status == "ready")
+        .where(NotebookSource.passages_total > 0)
         .limit(1)
     )
     return source is not None

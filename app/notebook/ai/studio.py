@@ -23,7 +23,7 @@ from app.events import announce
 from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook.ai import services as notebook_ai
-from app.notebook.ai.models.studio import FOCUS_MAX, OUTPUT_KINDS, OUTPUT_TITLE_MAX, StudyCardDraft, StudyOutput
+from app.notebook.ai.models.studio import FOCUS_MAX, OUTPUT_KINDS, OUTPUT_TITLE_MAX, CardDraft, StudioOutput
 from app.notebook.models.pages import CARD_SIDE_MAX
 from app.shared.errors import Invalid
 from app.shared.fields import UNSET, given, refuse_if
@@ -139,14 +139,14 @@ def outputs(user, page_id):
     """The page's summaries, guides and quizzes, the newest first."""
     page = notebook.get_page(user, page_id)
     return db.session.scalars(
-        db.select(StudyOutput)
-        .where(StudyOutput.user_id == user.id, StudyOutput.page_id == page.id)
-        .order_by(StudyOutput.created_at.desc(), StudyOutput.id)
+        db.select(StudioOutput)
+        .where(StudioOutput.user_id == user.id, StudioOutput.page_id == page.id)
+        .order_by(StudioOutput.created_at.desc(), StudioOutput.id)
     ).all()
 
 
 def get_output(user, output_id):
-    return owned(StudyOutput, output_id, user, key="STUDY_AI_OUTPUT_NOT_FOUND")
+    return owned(StudioOutput, output_id, user, key="STUDY_AI_OUTPUT_NOT_FOUND")
 
 
 def generate(user, page_id, kind, focus=None):
@@ -166,7 +166,7 @@ def generate(user, page_id, kind, focus=None):
     if not content:
         raise Invalid(UNSUPPORTED[kind])
     cited = notebook_ai.citations_in("\n".join(_texts(kind, content)), passages)
-    output = StudyOutput(
+    output = StudioOutput(
         user_id=user.id,
         page_id=page.id,
         kind=kind,
@@ -294,14 +294,14 @@ def drafts(user, page_id):
     """The page's drafts waiting for the student, in the order they were drafted."""
     page = notebook.get_page(user, page_id)
     return db.session.scalars(
-        db.select(StudyCardDraft)
-        .where(StudyCardDraft.user_id == user.id, StudyCardDraft.page_id == page.id)
-        .order_by(StudyCardDraft.created_at, StudyCardDraft.position, StudyCardDraft.id)
+        db.select(CardDraft)
+        .where(CardDraft.user_id == user.id, CardDraft.page_id == page.id)
+        .order_by(CardDraft.created_at, CardDraft.position, CardDraft.id)
     ).all()
 
 
 def get_draft(user, draft_id):
-    return owned(StudyCardDraft, draft_id, user, key="STUDY_AI_DRAFT_NOT_FOUND")
+    return owned(CardDraft, draft_id, user, key="STUDY_AI_DRAFT_NOT_FOUND")
 
 
 def draft_cards(user, page_id, count=None, focus=None):
@@ -332,7 +332,7 @@ def draft_cards(user, page_id, count=None, focus=None):
     if not new:
         raise Invalid("STUDY_AI_CARDS_NOTHING_NEW" if cards else "STUDY_AI_CARDS_UNSUPPORTED")
     made = [
-        StudyCardDraft(
+        CardDraft(
             user_id=user.id, page_id=page.id, front=front, back=back, passage=passage.as_dict(), position=position
         )
         for position, (front, back, passage) in enumerate(new[:count])
@@ -418,17 +418,17 @@ def _sides(front, back):
 
 def every_output(user):
     return db.session.scalars(
-        db.select(StudyOutput)
-        .where(StudyOutput.user_id == user.id)
-        .order_by(StudyOutput.page_id, StudyOutput.created_at, StudyOutput.id)
+        db.select(StudioOutput)
+        .where(StudioOutput.user_id == user.id)
+        .order_by(StudioOutput.page_id, StudioOutput.created_at, StudioOutput.id)
     ).all()
 
 
 def every_draft(user):
     return db.session.scalars(
-        db.select(StudyCardDraft)
-        .where(StudyCardDraft.user_id == user.id)
-        .order_by(StudyCardDraft.page_id, StudyCardDraft.created_at, StudyCardDraft.position, StudyCardDraft.id)
+        db.select(CardDraft)
+        .where(CardDraft.user_id == user.id)
+        .order_by(CardDraft.page_id, CardDraft.created_at, CardDraft.position, CardDraft.id)
     ).all()
 
 

@@ -14,10 +14,10 @@ from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook import sources
 from app.notebook.ai import services as notebook_ai
-from app.notebook.ai.models.tutor import QUESTION_MAX, StudyTutorExchange
+from app.notebook.ai.models.tutor import QUESTION_MAX, TutorExchange
 from app.notebook.ai.services import Mode, Passage
 from app.notebook.models.pages import PageBlock
-from app.notebook.models.sources import StudyPassage, StudySource
+from app.notebook.models.sources import NotebookSource, SourcePassage
 from app.shared.errors import NotFound
 from app.shared.fields import refuse_if
 
@@ -36,9 +36,9 @@ class TutorAnswer(BaseModel):
 def exchanges(user, page):
     """The page's conversation, the oldest exchange first."""
     return db.session.scalars(
-        db.select(StudyTutorExchange)
-        .where(StudyTutorExchange.user_id == user.id, StudyTutorExchange.page_id == page.id)
-        .order_by(StudyTutorExchange.created_at, StudyTutorExchange.id)
+        db.select(TutorExchange)
+        .where(TutorExchange.user_id == user.id, TutorExchange.page_id == page.id)
+        .order_by(TutorExchange.created_at, TutorExchange.id)
     ).all()
 
 
@@ -56,7 +56,7 @@ def ask(user, page_id, question):
     answer = notebook_ai.cited(reply.answer.replace("\x00", ""), passages).strip()  # PostgreSQL stores no NUL
     if not answer:
         raise notebook_ai.StudyAIUnavailable()
-    exchange = StudyTutorExchange(
+    exchange = TutorExchange(
         user_id=user.id,
         page_id=page.id,
         question=question,
@@ -87,15 +87,15 @@ def exchange_data(exchange):
 
 def _keep_latest(user, page):
     kept = (
-        db.select(StudyTutorExchange.id)
-        .where(StudyTutorExchange.user_id == user.id, StudyTutorExchange.page_id == page.id)
-        .order_by(StudyTutorExchange.created_at.desc(), StudyTutorExchange.id.desc())
+        db.select(TutorExchange.id)
+        .where(TutorExchange.user_id == user.id, TutorExchange.page_id == page.id)
+        .order_by(TutorExchange.created_at.desc(), TutorExchange.id.desc())
         .limit(EXCHANGES_KEPT)
     )
     db.session.execute(
-        db.delete(StudyTutorExchange)
-        .where(StudyTutorExchange.user_id == user.id, StudyTutorExchange.page_id == page.id)
-        .where(StudyTutorExchange.id.not_in(kept.scalar_subquery()))
+        db.delete(TutorExchange)
+        .where(TutorExchange.user_id == user.id, TutorExchange.page_id == page.id)
+        .where(TutorExchange.id.not_in(kept.scalar_subquery()))
     )
 
 
@@ -103,9 +103,7 @@ def clear(user, page_id):
     """Forget the page's conversation; how many exchanges went."""
     page = notebook.get_page(user, page_id)
     removed = db.session.execute(
-        db.delete(StudyTutorExchange).where(
-            StudyTutorExchange.user_id == user.id, StudyTutorExchange.page_id == page.id
-        )
+        db.delete(TutorExchange).where(TutorExchange.user_id == user.id, TutorExchange.page_id == page.id)
     ).rowcount
     db.session.commit()
     announce(user, "study_ai")
@@ -128,8 +126,8 @@ def still_there(user, page, exchanges_shown):
         found.update(db.session.scalars(db.select(PageBlock.id).where(
             PageBlock.user_id == user.id, PageBlock.page_id == page.id, PageBlock.id.in_(block_ids))))  # fmt: skip
     if source_ids:
-        found.update(db.session.scalars(db.select(StudySource.id).where(
-            StudySource.user_id == user.id, StudySource.id.in_(source_ids))))  # fmt: skip
+        found.update(db.session.scalars(db.select(NotebookSource.id).where(
+            NotebookSource.user_id == user.id, NotebookSource.id.in_(source_ids))))  # fmt: skip
     return found
 
 
@@ -141,10 +139,10 @@ def passage_in_source(user, source_id, position):
     except (TypeError, ValueError):
         raise NotFound("STUDY_AI_TUTOR_PASSAGE_NOT_FOUND") from None
     passages = db.session.scalars(
-        db.select(StudyPassage)
-        .where(StudyPassage.source_id == source.id)
-        .where(StudyPassage.position.between(position - NEIGHBOURS, position + NEIGHBOURS))
-        .order_by(StudyPassage.position)
+        db.select(SourcePassage)
+        .where(SourcePassage.source_id == source.id)
+        .where(SourcePassage.position.between(position - NEIGHBOURS, position + NEIGHBOURS))
+        .order_by(SourcePassage.position)
     ).all()
     if position not in {passage.position for passage in passages}:
         raise NotFound("STUDY_AI_TUTOR_PASSAGE_NOT_FOUND")

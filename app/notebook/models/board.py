@@ -26,7 +26,7 @@ class NodeStatus(enum.StrEnum):
     DONE = "DONE"
 
 
-class StudyNode(Owned, db.Model):
+class BoardNode(Owned, db.Model):
     """A concept on a page's board: a title, an optional description, how far along it is, and
     its place in the board's order (0 first)."""
 
@@ -39,7 +39,7 @@ class StudyNode(Owned, db.Model):
     position: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class StudyConnection(Owned, db.Model):
+class BoardConnection(Owned, db.Model):
     """A directed link from one node of a page to another node of the same page."""
 
     __tablename__ = "study_board_connections"

@@ -23,7 +23,7 @@ BLOCK_KINDS = ("note", "diagram", "card")
 EASE_START = 250  # a card's ease in hundredths: each "good" multiplies its interval by 2.5
 
 
-class StudyTopic(Owned, db.Model):
+class NotebookTopic(Owned, db.Model):
     """A subject area (say "Biology"), holding pages in the order the student chose."""
 
     __tablename__ = "study_topics"
@@ -31,12 +31,12 @@ class StudyTopic(Owned, db.Model):
     name: Mapped[str] = mapped_column(String(TOPIC_NAME_MAX))
     position: Mapped[int] = mapped_column(Integer, default=0)
 
-    pages: Mapped[list["StudyPage"]] = relationship(
-        back_populates="topic", cascade="all, delete-orphan", passive_deletes=True, order_by="StudyPage.position"
+    pages: Mapped[list["NotebookPage"]] = relationship(
+        back_populates="topic", cascade="all, delete-orphan", passive_deletes=True, order_by="NotebookPage.position"
     )
 
 
-class StudyPage(Owned, db.Model):
+class NotebookPage(Owned, db.Model):
     """A page of study in a topic; `parent_id` nests it inside another page of the same topic
     (a study cycle's concept may be a page inside its subject)."""
 
@@ -49,7 +49,7 @@ class StudyPage(Owned, db.Model):
     title: Mapped[str] = mapped_column(String(PAGE_TITLE_MAX))
     position: Mapped[int] = mapped_column(Integer, default=0)
 
-    topic: Mapped[StudyTopic] = relationship(back_populates="pages")
+    topic: Mapped[NotebookTopic] = relationship(back_populates="pages")
     blocks: Mapped[list["PageBlock"]] = relationship(
         back_populates="page", cascade="all, delete-orphan", passive_deletes=True, order_by="PageBlock.position"
     )
@@ -74,4 +74,4 @@ class PageBlock(Owned, db.Model):
     ease: Mapped[int] = mapped_column(Integer, default=EASE_START)
     streak: Mapped[int] = mapped_column(Integer, default=0)
 
-    page: Mapped[StudyPage] = relationship(back_populates="blocks")
+    page: Mapped[NotebookPage] = relationship(back_populates="blocks")

@@ -45,7 +45,7 @@ HAND_MADE = {
 """(kind, name) of the search objects: the models do not declare them, the migration makes them."""
 
 
-class StudySource(Owned, db.Model):
+class NotebookSource(Owned, db.Model):
     """Text a student studies from, on one page. Its passages are searchable once it is ready."""
 
     __tablename__ = "study_sources"
@@ -67,12 +67,12 @@ class StudySource(Owned, db.Model):
     embedding_claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     embedding_failed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
-    passages: Mapped[list["StudyPassage"]] = relationship(
-        back_populates="source", cascade="all, delete-orphan", passive_deletes=True, order_by="StudyPassage.position"
+    passages: Mapped[list["SourcePassage"]] = relationship(
+        back_populates="source", cascade="all, delete-orphan", passive_deletes=True, order_by="SourcePassage.position"
     )
 
 
-class StudyPassage(db.Model):
+class SourcePassage(db.Model):
     """A bounded piece of a source (whole paragraphs when they fit), the unit search returns.
 
     Its integer id is the full-text index's row id (FTS5 needs an integer key)."""
@@ -85,10 +85,10 @@ class StudyPassage(db.Model):
     start: Mapped[int] = mapped_column(Integer)  # where it starts in the source's text, in characters
     text: Mapped[str] = mapped_column(Text)
 
-    source: Mapped[StudySource] = relationship(back_populates="passages")
+    source: Mapped[NotebookSource] = relationship(back_populates="passages")
 
 
-class StudyPassageVector(db.Model):
+class PassageVector(db.Model):
     """A passage's embedding, by the model that made it (a vector of another model is stale and
     is replaced): unit-length float32 values packed as bytes, so a dot product is the cosine.
 
@@ -123,10 +123,10 @@ POSTGRESQL_SEARCH = (
 )
 
 for _statement in SQLITE_SEARCH:
-    event.listen(StudyPassage.__table__, "after_create", DDL(_statement).execute_if(dialect="sqlite"))
+    event.listen(SourcePassage.__table__, "after_create", DDL(_statement).execute_if(dialect="sqlite"))
 for _statement in POSTGRESQL_SEARCH:
-    event.listen(StudyPassage.__table__, "after_create", DDL(_statement).execute_if(dialect="postgresql"))
+    event.listen(SourcePassage.__table__, "after_create", DDL(_statement).execute_if(dialect="postgresql"))
 event.listen(
-    StudyPassage.__table__, "before_drop", DDL(f"DROP TABLE IF EXISTS {SEARCH_TABLE}").execute_if(dialect="sqlite")
+    SourcePassage.__table__, "before_drop", DDL(f"DROP TABLE IF EXISTS {SEARCH_TABLE}").execute_if(dialect="sqlite")
 )
 db.metadata.info.setdefault("hand_made", set()).update(HAND_MADE)

@@ -11,7 +11,7 @@ from sqlalchemy import JSON, ForeignKey, Integer, String, Text, Uuid
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.extensions import db
-from app.notebook.models.pages import StudyPage
+from app.notebook.models.pages import NotebookPage
 from app.shared.models import Owned
 
 OUTPUT_KINDS = ("summary", "guide", "quiz")
@@ -19,7 +19,7 @@ OUTPUT_TITLE_MAX = 200
 FOCUS_MAX = 200
 
 
-class StudyOutput(Owned, db.Model):
+class StudioOutput(Owned, db.Model):
     """A summary, a study guide or a quiz made from a page's passages only.
 
     `content` holds the kind's parts (a summary's text; a guide's sections and terms; a quiz's
@@ -35,10 +35,10 @@ class StudyOutput(Owned, db.Model):
     content: Mapped[dict] = mapped_column(JSON)
     passages: Mapped[list] = mapped_column(JSON, default=list)
 
-    page: Mapped[StudyPage] = relationship()
+    page: Mapped[NotebookPage] = relationship()
 
 
-class StudyCardDraft(Owned, db.Model):
+class CardDraft(Owned, db.Model):
     """A flashcard the AI drafted from one passage of the page, until the student accepts it
     (it becomes a card of the page, in the spaced review) or discards it."""
 
@@ -50,7 +50,7 @@ class StudyCardDraft(Owned, db.Model):
     passage: Mapped[dict] = mapped_column(JSON)  # the copy of the passage it comes from
     position: Mapped[int] = mapped_column(Integer, default=0)  # its place in the batch it was drafted in
 
-    page: Mapped[StudyPage] = relationship()
+    page: Mapped[NotebookPage] = relationship()
 
     @property
     def passages(self):

@@ -16,7 +16,7 @@ from app.shared.models import Owned
 QUESTION_MAX = 2_000
 
 
-class StudyTutorExchange(Owned, db.Model):
+class TutorExchange(Owned, db.Model):
     """One question on a page and its answer, whose `[n]` citations name `passages[*].number`."""
 
     __tablename__ = "study_tutor_exchanges"
