@@ -22,7 +22,9 @@ from functools import cache
 from importlib import import_module
 from importlib.util import find_spec
 
-from flask import url_for
+from flask import Blueprint, url_for
+
+from app.extensions import db
 
 PACKAGES = (
     "dashboard",
@@ -100,8 +102,6 @@ class Domain:
     @property
     def tables(self):
         """The names of the tables its `models` define (not those they import)."""
-        from app.extensions import db
-
         found = []
         for module in modules_of(self, "models"):
             for name in _defined_names(module):
@@ -176,8 +176,6 @@ def load(part):
 
 def blueprints_of(domain):
     """The blueprints its modules define, each as the module-level `bp` of its module."""
-    from flask import Blueprint
-
     modules = (import_module(name) for name in _own_modules(domain.package))
     return [module.bp for module in modules if isinstance(getattr(module, "bp", None), Blueprint)]
 
