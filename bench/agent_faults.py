@@ -19,8 +19,10 @@ reloaded and the database looked at. Faults × phases × chains:
 200. Silence before the first byte has no mid-text row: after text, silence is "hang".)
 
 Then: the worker killed mid-turn (SIGTERM, SIGKILL), the server restarted and the turn watched
-again with `Last-Event-ID: 5`; and the database locked (`BEGIN IMMEDIATE` from another
-connection) while the turn ends. A row is LOST when the user's text is neither in the chat nor
+again with `Last-Event-ID: 5`; the database locked (`BEGIN IMMEDIATE` from another connection)
+while the turn ends; and, with the turn log and live channel in a Redis of the bench's own, that
+Redis restarted (2 s down) mid-answer, the watcher reconnecting with `Last-Event-ID` as a browser's
+EventSource does, where it must see every word once. A row is LOST when the user's text is neither in the chat nor
 handed back to the composer, HIDDEN when the task exists and the chat does not show the tool that
 made it, HANGING when the turn has no ending within the row's bound. The last lines count them.
 """
@@ -33,6 +35,7 @@ import itertools
 import json
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -413,39 +416,128 @@ class Bench:
         row.seconds = time.monotonic() - started
         return row
 
+    def redis_restart_row(self):
+        """A slow answer with `BEYOU_REDIS_URL` set; after 5 events the Redis stops, and starts
+        again 2 s later; the watcher reconnects from its last event id whenever its stream breaks."""
+        row = Row("redis restarted (2 s)", "mid-text", "one link")
+        started = time.monotonic()
+        if shutil.which("redis-server") is None:
+            row.ended = "skipped: no redis-server"
+            return row
+        with tempfile.TemporaryDirectory() as folder, RedisServer(folder) as redis_server:
+            server = WebServer({**self.env, "BEYOU_LLM_ORDER": "mistral", "BEYOU_LLM_TOTAL_TIMEOUT": "60",
+                                "BEYOU_AGENT_TURN_SECONDS": "60", "BEYOU_REDIS_URL": redis_server.url})  # fmt: skip
+            server.start()
+            words = [f"w{number} " for number in range(40)]
+            client, chat_id, turn_id, text, task_name = self.begin(server, {"mistral": [{"text": words, "pace": 0.15}]})
+            stream = Stream(client, turn_id)
+            stream.read(until=5)
+            redis_server.restart(down_for=2)
+            ending = stream.read()
+            for _ in range(10):  # as EventSource does: a broken stream is asked again from its last id
+                if ending is not None or not stream.broken:
+                    break
+                stream.close()
+                last_id = max((event["id"] for event in stream.events if "id" in event), default=0)
+                seen, stream = stream.events, Stream(client, turn_id, last_event_id=last_id)
+                stream.events = seen
+                ending = stream.read()
+            stream.close()
+            self.judge(row, client, chat_id, turn_id, text, task_name, ending, stream)
+            tokens = " ".join(event.get("data", "") for event in stream.events if event["name"] == "token").split()
+            missing = sum(tokens.count(word.strip()) == 0 for word in words)
+            twice = sum(tokens.count(word.strip()) > 1 for word in words)
+            if missing or twice:
+                row.problems.append(f"WORDS({missing} missing, {twice} twice)")
+            chat = client.get(f"/ai/agent/chats/{chat_id}", timeout=15).text
+            if not all(word.strip() in chat for word in words):
+                row.problems.append("ANSWER-CUT")
+            server.stop()
+        row.seconds = time.monotonic() - started
+        return row
+
+
+class RedisServer:
+    """A redis-server of the bench's own on a free port, which a row may stop and start again."""
+
+    def __init__(self, folder):
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.folder = folder
+        self.process = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def start(self):
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True).stdout != b"PONG\n":
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.05)
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def restart(self, down_for):
+        self.stop()
+        time.sleep(down_for)
+        self.start()
+
 
 def print_row(row):
     print(f"{row.fault:<26}{row.phase:<28}{row.chain:<10}{row.ended:<54}{row.shows:<30}{row.effect:<16}"
           f"{row.calls:<22}{row.seconds:>6.1f}s  {row.verdict}", flush=True)  # fmt: skip
 
 
+SPECIALS = ("worker-sigterm", "worker-sigkill", "database-lock", "redis-restart")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=FAULTS, help="one fault only")
-    parser.add_argument("--skip-special", action="store_true", help="no worker kill or database lock rows")
+    parser.add_argument("--only", choices=FAULTS, help="one provider fault only")
+    parser.add_argument("--special", choices=SPECIALS, action="append", help="only these special rows")
+    parser.add_argument("--skip-special", action="store_true", help="no worker, database or Redis rows")
     options = parser.parse_args()
+    specials = [] if options.skip_special else options.special or list(SPECIALS)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         bench = Bench(folder)
+        rows_of = {
+            "worker-sigterm": lambda: bench.worker_kill_row(signal.SIGTERM),
+            "worker-sigkill": lambda: bench.worker_kill_row(signal.SIGKILL),
+            "database-lock": bench.database_lock_row,
+            "redis-restart": bench.redis_restart_row,
+        }
         try:
             print(f"{'fault':<26}{'phase':<28}{'chain':<10}{'ended':<54}{'the chat shows':<30}{'tool effect':<16}"
                   f"{'model calls':<22}{'time':>7}  verdict")  # fmt: skip
             for fault, phase, chain in itertools.product(FAULTS, PHASES, CHAINS):
-                if options.only and fault != options.only:
+                if (options.only and fault != options.only) or (options.special and not options.only):
                     continue
                 if fault == "silent-before-first-byte" and phase == "mid-text":
                     continue  # a first byte was sent with the text: this is "hang" mid-text
                 rows.append(bench.provider_row(fault, phase, chain))
                 print_row(rows[-1])
-            if not options.skip_special:
-                for special in (lambda: bench.worker_kill_row(signal.SIGTERM),
-                                lambda: bench.worker_kill_row(signal.SIGKILL), bench.database_lock_row):  # fmt: skip
-                    rows.append(special())
-                    print_row(rows[-1])
+            for special in specials:
+                rows.append(rows_of[special]())
+                print_row(rows[-1])
         finally:
             bench.close()
-    counts = {problem: sum(problem in row.problems for row in rows) for problem in ("LOST", "HIDDEN", "HANGING")}
-    print(f"\n{len(rows)} rows: {counts['LOST']} lost, {counts['HIDDEN']} hidden, {counts['HANGING']} hanging")
+    problems = ("LOST", "HIDDEN", "HANGING", "WORDS")
+    counts = {problem: sum(problem in row.verdict for row in rows) for problem in problems}
+    print(f"\n{len(rows)} rows: {counts['LOST']} lost, {counts['HIDDEN']} hidden, {counts['HANGING']} hanging, "
+          f"{counts['WORDS']} with words missing or twice")  # fmt: skip
 
 
 if __name__ == "__main__":
