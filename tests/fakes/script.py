@@ -39,6 +39,11 @@ class Reply:
     usage: tuple[int, int] | None = (11, 7)
     linger: float = 0.0  # seconds the body stays open after its last event (a stream's end held back)
     reasoning: str | None = None  # DeepSeek reasoning_content / a Gemini thought part
+    # Mistral's reasoning models (OpenAI wire): these thinking pieces stream first, each as a
+    # `thinking` typed piece, and with `typed_text` the text goes as `text` typed pieces, not
+    # strings (tests/fakes/wire.py says where the shapes come from).
+    thinking: list[str] = field(default_factory=list)
+    typed_text: bool = False
     text_signature: str | None = None  # Gemini thoughtSignature on the first text part
 
     # -- builders for readable tests ---------------------------------------------------------

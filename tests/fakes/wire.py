@@ -37,7 +37,8 @@ def openai_stream(reply: Reply, model: str) -> list[Frame]:
     content: list[Frame] = []
     if reply.reasoning:
         content.append(Frame(chunk({"reasoning_content": reply.reasoning})))
-    content += [Frame(chunk({"content": piece}), content=True) for piece in reply.text]
+    content += [Frame(chunk({"content": [_thinking_piece(piece)]})) for piece in reply.thinking]
+    content += [Frame(chunk({"content": _text_content(reply, piece)}), content=True) for piece in reply.text]
     for index, call in enumerate(reply.tool_calls):
         arguments = json.dumps(call.arguments)
         middle = len(arguments) // 2
@@ -67,6 +68,9 @@ def openai_stream(reply: Reply, model: str) -> list[Frame]:
 
 def openai_completion(reply: Reply, model: str) -> dict:
     message: dict[str, Any] = {"role": "assistant", "content": reply.joined_text or None}
+    if reply.thinking or reply.typed_text:
+        thought = [_thinking_piece("".join(reply.thinking))] if reply.thinking else []
+        message["content"] = [*thought, {"type": "text", "text": reply.joined_text}]
     if reply.tool_calls:
         message["tool_calls"] = [
             {
@@ -91,6 +95,22 @@ def openai_completion(reply: Reply, model: str) -> dict:
         ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }
+
+
+def _thinking_piece(text: str) -> dict:
+    """Mistral's reasoning models write their thinking as typed pieces of `content`, streamed and
+    not. Streamed, recorded from magistral-medium-2509 (BerriAI/litellm#16272):
+    `"delta": {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": ", I should"}]}]}`;
+    the answer then comes as `[{"type": "text", "text": ...}]` (`typed_text`) or, as Mistral's own
+    client example says (mistralai/client-python#511), as plain string fragments once thinking
+    ends. Not streamed, `message.content` is `[{"type": "thinking", "thinking": [...]}, {"type":
+    "text", "text": ...}]` (docs.mistral.ai/capabilities/reasoning; ThinkChunk/TextChunk in
+    mistralai/client-ts, whose optional `closed` flag is left out here as in the recording)."""
+    return {"type": "thinking", "thinking": [{"type": "text", "text": text}]}
+
+
+def _text_content(reply: Reply, piece: str) -> str | list[dict]:
+    return [{"type": "text", "text": piece}] if reply.typed_text else piece
 
 
 def openai_error_body(status: int) -> dict:

@@ -4,6 +4,11 @@ The servers differ in small, strict ways, written down per link in `Dialect`: Mi
 unknown fields (`stream_options`) and tool-call ids that are not 9 alphanumerics; NVIDIA's hosted
 Llama has no JSON mode. DeepSeek's `reasoning_content` is kept as a provider extra and sent
 back only to DeepSeek.
+
+A message's `content` is a string, or (Mistral's reasoning models) a list of typed pieces:
+`{"type": "text", "text": ...}` is the answer, `{"type": "thinking", "thinking": [{"type":
+"text", "text": ...}]}` the model thinking aloud, which never becomes answer text nor goes back
+to any link (`read_content`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from app.llm.messages import (
     ToolCallReady,
     ToolSpec,
     Usage,
+    read_content,
 )
 from app.llm.providers.base import (
     ProviderAdapter,
@@ -49,6 +55,9 @@ from app.llm.tool_ids import common_id, mistral_id, new_call_id
 log = logging.getLogger(__name__)
 
 REASONING_FIELD = "reasoning_content"
+# The model thinking, under other names: `reasoning` is how vLLM, Ollama and OpenRouter stream it.
+# It is model activity (the idle budget hears it) and is never kept.
+THINKING_FIELDS = ("reasoning",)
 
 
 @dataclass(frozen=True)
@@ -124,7 +133,7 @@ class OpenAICompatAdapter(ProviderAdapter):
             raise self._translate(exc) from exc
         if not completion.choices:
             raise self.failure(FailureKind.MALFORMED, 200, "completion without choices")
-        return completion.choices[0].message.content or ""
+        return self._read_content(completion.choices[0].message.content)[0]
 
     def close(self) -> None:
         self._http.close()
@@ -205,8 +214,14 @@ class OpenAICompatAdapter(ProviderAdapter):
                     if thought := delta.get(REASONING_FIELD):
                         reasoning.append(thought)
                         yield Generating()
-                    if delta.get("content"):
-                        yield TextDelta(delta["content"])
+                    if any(delta.get(field) for field in THINKING_FIELDS):
+                        yield Generating()
+                    if content := delta.get("content"):
+                        text, thought = self._read_content(content)
+                        if thought:
+                            yield Generating()
+                        if text:
+                            yield TextDelta(text)
                     for part in delta.get("tool_calls") or []:
                         index = part.get("index")
                         index = len(slots) if index is None else index
@@ -228,6 +243,14 @@ class OpenAICompatAdapter(ProviderAdapter):
             yield ToolCallReady(call)
         extras = {self.name: {REASONING_FIELD: "".join(reasoning)}} if reasoning else {}
         yield Completed(self.name, self.model, finish_reason, usage, extras)
+
+    def _read_content(self, content: Any) -> tuple[str, bool]:
+        """`read_content`, a content of no known shape being the provider's fault (the typed
+        pieces' recordings are cited in tests/fakes/wire.py)."""
+        try:
+            return read_content(content)
+        except ValueError as exc:
+            raise self.failure(FailureKind.MALFORMED, 200, str(exc)) from None
 
     def _stream_error(self, error: Any) -> LLMError:
         """An error the provider sent inside a 200 stream (a chunk `{"error": {...}}`)."""
