@@ -30,6 +30,7 @@ class Reply:
     cut_after: int | None = None  # drop the connection after this many content chunks
     error_after: int | None = None  # an error object inside the 200 stream after N content chunks
     error_code: int = 500
+    stream_error: Any = None  # the error event's own text instead (tests/fakes/wire.py: groq_error_event)
     garbage_after: int | None = None  # invalid JSON after N content chunks
     finish_reason: str | None = None  # default: stop / tool_calls (STOP for Gemini)
     unfinished: bool = False  # the stream ends cleanly but without any finish reason (malformed)

@@ -43,8 +43,11 @@ from app.llm.messages import (
 )
 from app.llm.providers.base import (
     ProviderAdapter,
+    google_limit,
     join_system,
+    kind_for_limit,
     kind_for_status,
+    named_limit,
     retry_after_seconds,
     schema_instruction,
 )
@@ -58,6 +61,15 @@ REASONING_FIELD = "reasoning_content"
 # The model thinking, under other names: `reasoning` is how vLLM, Ollama and OpenRouter stream it.
 # It is model activity (the idle budget hears it) and is never kept.
 THINKING_FIELDS = ("reasoning",)
+
+# Error codes that say the model's own output failed, not our request: Groq's 400
+# `tool_use_failed` (the model wrote a tool call that does not parse), sent as the status's body,
+# `{"error": {"message": "Failed to call a function. Please adjust your prompt. See
+# 'failed_generation' for more details.", "type": "invalid_request_error", "code":
+# "tool_use_failed", "failed_generation": "..."}}` (groq/groq-typescript#28), or streamed as an
+# error event with `"status_code": 400` in it (langchain4j/langchain4j#2585). Another link, or
+# the same one later, may well answer: `malformed`, like any answer that does not read.
+MODEL_OUTPUT_FAILURES = frozenset({"tool_use_failed"})
 
 
 @dataclass(frozen=True)
@@ -257,8 +269,22 @@ class OpenAICompatAdapter(ProviderAdapter):
         message = error.get("message") if isinstance(error, dict) else None
         if not isinstance(message, str) or not message:
             message = "An error occurred during streaming"
-        status = _status_in(error)
-        return self.failure(kind_for_status(status, json.dumps(error)), status, message)
+        return self._refusal(_status_in(error), error, message, json.dumps(error))
+
+    def _refusal(
+        self, status: int | None, error: Any, message: str, body_text: str, retry_after: float | None = None
+    ) -> LLMError:
+        """A provider's refusal classed by its own words: its error `code` (kept as the failure's
+        detail) and, for a rate limit, which limit its body or message names."""
+        code = error.get("code") if isinstance(error, dict) else None
+        code = code if isinstance(code, str) and code else None
+        limit = (google_limit(error) or named_limit(message)) if status in (413, 429) else None
+        if code in MODEL_OUTPUT_FAILURES:
+            kind = FailureKind.MALFORMED
+        else:
+            kind = kind_for_limit(limit, kind_for_status(status, body_text))
+        detail = None if limit is not None else code  # the limit says more than `rate_limit_exceeded`
+        return self.failure(kind, status, message, retry_after=retry_after, limit=limit, detail=detail)
 
     def _tool_call(self, slot: dict[str, str]) -> ToolCall:
         if not slot["name"]:
@@ -274,14 +300,10 @@ class OpenAICompatAdapter(ProviderAdapter):
     def _translate(self, exc: Exception) -> LLMError:
         if isinstance(exc, LLMError):
             return exc
-        if isinstance(exc, openai.APIStatusError):
+        if isinstance(exc, openai.APIStatusError):  # its `body` is the response's `error` object
             body_text = json.dumps(exc.body) if exc.body is not None else exc.response.text
-            return self.failure(
-                kind_for_status(exc.status_code, body_text),
-                exc.status_code,
-                exc.message,
-                retry_after=retry_after_seconds(exc.response.headers, exc.body),
-            )
+            retry_after = retry_after_seconds(exc.response.headers, exc.body)
+            return self._refusal(exc.status_code, exc.body, exc.message, body_text, retry_after)
         if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
             return self.failure(FailureKind.TIMEOUT, None, str(exc) or "timed out")
         if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
@@ -322,7 +344,10 @@ def _tool_entry(spec: ToolSpec) -> dict[str, Any]:
 
 
 def _status_in(body: Any) -> int | None:
+    """The HTTP status an error object names: its `code` when that is one, or Groq's `status_code`."""
     code = body.get("code") if isinstance(body, dict) else None
+    if isinstance(body, dict) and not isinstance(code, int) and body.get("status_code") is not None:
+        code = body["status_code"]
     try:
         status = int(code) if code is not None else None
     except (TypeError, ValueError):
