@@ -12,6 +12,7 @@ whether it failed when it ran.
 """
 
 import json
+import logging
 from functools import cache
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from app.assistant.models.pending_actions import ActionState
 from app.llm import ChatRequest, Message, PromptPieces
 from app.shared import icons
 from app.shared.days import today_for
+
+log = logging.getLogger(__name__)
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 LANGUAGE_NAMES = {"en": "English", "pt": "Portuguese (Portugal/Brazil, as the person writes)"}
@@ -60,10 +63,15 @@ def system_prompt(user, chat, turn):
 
 
 def history(turn):
-    """The last 20 messages before the turn's own, as portable messages, tool rounds included."""
+    """The last 20 messages before the turn's own, as portable messages, tool rounds included.
+    A message whose stored transcript does not read as one is left out whole (its tool calls
+    with their results), so no odd row stops every later turn of its chat."""
     messages = []
     for transcript in assistant.transcripts_before(turn, WINDOW):
-        messages.extend(Message.model_validate(item) for item in transcript)
+        try:
+            messages.extend([Message.model_validate(item) for item in transcript])
+        except (TypeError, ValueError):
+            log.warning("a stored transcript in chat %s does not read as messages: left out", turn.chat_id)
     return messages
 
 

@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 from flask_login import login_required
 
 from app.agent import registry
-from app.assistant import confirmations, pending_actions, stream, turn_budget
+from app.assistant import confirmations, pending_actions, segments, stream, turn_budget
 from app.assistant import services as assistant
 from app.assistant.models.pending_actions import ActionState
 from app.llm import current_chain
@@ -42,6 +42,7 @@ def tool_label_for(name):
 
 bp.add_app_template_global(message_for, "message_for")
 bp.add_app_template_global(markdown.render, "render_markdown")
+bp.add_app_template_global(segments.shown, "shown_segments")
 
 
 @bp.app_template_filter()

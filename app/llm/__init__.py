@@ -46,6 +46,7 @@ from app.llm.messages import (
     ToolSpec,
     Usage,
     Waiting,
+    read_content,
 )
 from app.llm.settings import ChainSettings, LinkSettings, Timeouts
 
@@ -126,4 +127,5 @@ __all__ = [
     "current_chain",
     "init_app",
     "model",
+    "read_content",
 ]

@@ -26,8 +26,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
+from zoneinfo import ZoneInfo
 
 from flask import current_app
 from pydantic import BaseModel
@@ -79,6 +80,7 @@ class LastError:
     status: int | None
     message: str
     at: datetime
+    detail: str | None = None  # which limit was hit, or the provider's own error code
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ class Chain:
             status, detail = "ready", "ready"
             if cooldown := cooling.get(name):
                 until = datetime.fromtimestamp(cooldown.until, UTC)
-                status, detail = "cooling", f"cooling until {until:%H:%M:%S} UTC ({cooldown.kind})"
+                status, detail = "cooling", f"cooling until {until:%Y-%m-%d %H:%M:%S} UTC ({cooldown.reason})"
             states.append(
                 LinkState(name, adapters[name].model, status, detail, until, last_error, latency, first_token)
             )
@@ -363,16 +365,27 @@ class Chain:
     # -- bookkeeping -----------------------------------------------------------------------------
 
     def _rest(self, link: str, failure: LLMError) -> None:
-        if failure.retry_after is not None:
-            seconds = failure.retry_after
-        elif failure.kind.is_rate_limit:
-            seconds = self.settings.cooldown_rate_limit
-        else:
-            seconds = self.settings.cooldown_error
+        seconds = self._rest_seconds(failure)
         self._note_error(link, failure)
+        if failure.limit is not None:
+            metrics.LIMITS.labels(link, failure.limit.label).inc()
         if seconds > 0:
-            self._cooldowns.enter(link, seconds, failure.kind.value)
+            reason = f"{failure.kind.value}: {failure.detail}" if failure.detail else failure.kind.value
+            self._cooldowns.enter(link, seconds, reason)
             metrics.COOLDOWNS.labels(link, failure.kind.value).inc()
+
+    def _rest_seconds(self, failure: LLMError) -> float:
+        """How long a link rests: a daily limit until the provider's reset; otherwise the delay
+        the provider asked for; a per-minute limit that named none, the rest of a minute; the
+        settings' rest for rate limits and for other failures."""
+        limit = failure.limit
+        if limit is not None and limit.window == "day" and limit.resets_in:
+            return _until_midnight(self._clock(), limit.resets_in)
+        if failure.retry_after is not None:
+            return failure.retry_after
+        if limit is not None and limit.window == "minute":
+            return 60.0
+        return self.settings.cooldown_rate_limit if failure.kind.is_rate_limit else self.settings.cooldown_error
 
     def _note_error(self, link: str, failure: LLMError) -> None:
         with self._lock:
@@ -381,6 +394,7 @@ class Chain:
                 failure.status,
                 failure.message,
                 datetime.fromtimestamp(self._clock(), UTC),
+                failure.detail,
             )
 
     def _note_first_token(self, link: str, seconds: float) -> None:
@@ -528,6 +542,13 @@ def json_payload(text: str) -> str:
     except ValueError:
         start, end = stripped.find("{"), stripped.rfind("}")
         return stripped[start : end + 1] if 0 <= start < end else stripped
+
+
+def _until_midnight(now: float, zone: str) -> float:
+    """Seconds from `now` to the next midnight in `zone` (a provider's daily reset)."""
+    here = datetime.fromtimestamp(now, ZoneInfo(zone))
+    midnight = datetime.combine(here.date() + timedelta(days=1), datetime.min.time(), here.tzinfo)
+    return midnight.timestamp() - now
 
 
 def _median_ms(values: deque[float]) -> float | None:

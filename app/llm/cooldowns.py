@@ -21,7 +21,7 @@ Clock = Callable[[], float]
 @dataclass(frozen=True)
 class Cooldown:
     until: float
-    kind: str
+    reason: str  # the failure's kind, and which limit or provider code, as the admin page says it
 
 
 class MemoryCooldowns:
@@ -30,8 +30,8 @@ class MemoryCooldowns:
         self._book: dict[str, Cooldown] = {}
         self._lock = threading.Lock()
 
-    def enter(self, link: str, seconds: float, kind: str) -> Cooldown:
-        cooldown = Cooldown(self._clock() + seconds, kind)
+    def enter(self, link: str, seconds: float, reason: str) -> Cooldown:
+        cooldown = Cooldown(self._clock() + seconds, reason)
         with self._lock:
             self._book[link] = cooldown
         return cooldown
@@ -43,7 +43,7 @@ class MemoryCooldowns:
 
 
 class RedisCooldowns:
-    """One key per link (`<prefix><link>` → `"<until> <kind>"`), expiring with the cooldown."""
+    """One key per link (`<prefix><link>` → `"<until> <reason>"`), expiring with the cooldown."""
 
     def __init__(self, url: str, prefix: str, clock: Clock):
         import redis
@@ -53,10 +53,10 @@ class RedisCooldowns:
         self._clock = clock
         self._fallback = MemoryCooldowns(clock)
 
-    def enter(self, link: str, seconds: float, kind: str) -> Cooldown:
-        cooldown = self._fallback.enter(link, seconds, kind)
+    def enter(self, link: str, seconds: float, reason: str) -> Cooldown:
+        cooldown = self._fallback.enter(link, seconds, reason)
         try:
-            self._redis.set(self._prefix + link, f"{cooldown.until} {kind}", ex=max(1, math.ceil(seconds) + 1))
+            self._redis.set(self._prefix + link, f"{cooldown.until} {reason}", ex=max(1, math.ceil(seconds) + 1))
         except Exception as exc:  # Redis down: this process still remembers
             log.warning("cooldown for %s not shared through Redis: %s", link, exc)
         return cooldown
@@ -73,9 +73,9 @@ class RedisCooldowns:
         for link, raw in zip(links, values, strict=True):
             if raw is None:
                 continue
-            until, _, kind = raw.decode().partition(" ")
+            until, _, reason = raw.decode().partition(" ")
             if float(until) > now:
-                found[link] = Cooldown(float(until), kind)
+                found[link] = Cooldown(float(until), reason)
         return found
 
 

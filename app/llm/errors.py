@@ -7,8 +7,9 @@ which SDK a link happens to use. Each user-facing error carries a stable `key` t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from app.llm.messages import ToolCall
@@ -31,12 +32,35 @@ class FailureKind(StrEnum):
         return self in (FailureKind.RATE_LIMITED, FailureKind.QUOTA)
 
 
+@dataclass(frozen=True)
+class Limit:
+    """Which of its limits a provider said was hit, in its own words: a per-minute one passes with
+    its retry delay, a per-day one lasts until the provider's reset. `resets_in` is the time zone
+    whose midnight resets a daily limit, when the provider documents one."""
+
+    window: Literal["minute", "day"] | None = None
+    measure: Literal["requests", "tokens", "input tokens"] | None = None
+    quota_id: str | None = None
+    resets_in: str | None = None
+
+    @property
+    def label(self) -> str:
+        """Bounded words for metrics and the admin page: "per-minute requests", "per-day tokens"."""
+        words = [f"per-{self.window}" if self.window else "", self.measure or ""]
+        return " ".join(word for word in words if word) or "unspecified limit"
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.quota_id})" if self.quota_id else self.label
+
+
 class ChainConfigError(RuntimeError):
     """The configured line-up cannot make a chain; raised at boot so the app refuses to start."""
 
 
 class LLMError(Exception):
-    """One link failed. `retry_after` is what the provider asked for, in seconds, when it said."""
+    """One link failed. `retry_after` is what the provider asked for, in seconds, when it said;
+    `limit` which of its limits it said was hit; `detail` its own code for the failure (Groq's
+    `tool_use_failed`), so an admin reads what the provider said, not only our class of it."""
 
     key = "AI_UNAVAILABLE"
 
@@ -48,12 +72,16 @@ class LLMError(Exception):
         message: str = "",
         *,
         retry_after: float | None = None,
+        limit: Limit | None = None,
+        detail: str | None = None,
     ):
         self.kind = FailureKind(kind)
         self.provider = provider
         self.status = status
         self.message = message
         self.retry_after = retry_after
+        self.limit = limit
+        self.detail = str(limit) if limit is not None and detail is None else detail
         status_text = f" {status}" if status is not None else ""
         super().__init__(f"{provider}: {self.kind.value}{status_text}: {message}".rstrip(": "))
 

@@ -40,6 +40,30 @@ class Message(BaseModel):
         return cls(role="tool", content=content, tool_call_id=call.id, name=call.name)
 
 
+def read_content(content: object) -> tuple[str, bool]:
+    """The answer's text in a message's `content`, and whether the model thought aloud in it.
+
+    `content` is a string, or a list of typed pieces as Mistral's reasoning models send it:
+    `{"type": "text", "text": ...}` is answer text, `{"type": "thinking", "thinking": [...]}` the
+    model's thinking, never answer text. Pieces of other types (Mistral's `reference`) carry no
+    answer text and are passed over. ValueError for anything else."""
+    if content is None or isinstance(content, str):
+        return content or "", False
+    if not isinstance(content, list):
+        raise ValueError(f"content that is neither text nor pieces: {content!r:.80}")
+    text: list[str] = []
+    thought = False
+    for piece in content:
+        kind = piece.get("type") if isinstance(piece, dict) else None
+        if isinstance(piece, str):
+            text.append(piece)
+        elif kind == "text" and isinstance(piece.get("text"), str):
+            text.append(piece["text"])
+        elif kind == "thinking":
+            thought = True
+    return "".join(text), thought
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """A tool the model may call; its arguments schema is the pydantic model."""

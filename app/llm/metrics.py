@@ -13,6 +13,9 @@ ATTEMPTS = Counter("beyou_llm_attempts", "Model calls tried per link, by outcome
 FALLBACKS = Counter("beyou_llm_fallbacks", "Moves to the next link before any output", ["from_link", "kind"])
 EXHAUSTED = Counter("beyou_llm_exhausted", "Model calls for which every link failed")
 COOLDOWNS = Counter("beyou_llm_cooldowns", "Cooldowns entered, by link and failure kind", ["link", "kind"])
+# Which of a provider's limits a refusal named: "per-minute requests", "per-day tokens", "per-minute
+# input tokens", "per-day", "unspecified limit"... (a few words each, never the provider's quota id).
+LIMITS = Counter("beyou_llm_limits_hit", "Provider limits hit, by link and which limit", ["link", "limit"])
 FIRST_TOKEN = Histogram(
     "beyou_llm_time_to_first_token_seconds",
     "From the request to the first text delta or tool call",

@@ -30,6 +30,7 @@ class Reply:
     cut_after: int | None = None  # drop the connection after this many content chunks
     error_after: int | None = None  # an error object inside the 200 stream after N content chunks
     error_code: int = 500
+    stream_error: Any = None  # the error event's own text instead (tests/fakes/wire.py: groq_error_event)
     garbage_after: int | None = None  # invalid JSON after N content chunks
     finish_reason: str | None = None  # default: stop / tool_calls (STOP for Gemini)
     unfinished: bool = False  # the stream ends cleanly but without any finish reason (malformed)
@@ -39,6 +40,11 @@ class Reply:
     usage: tuple[int, int] | None = (11, 7)
     linger: float = 0.0  # seconds the body stays open after its last event (a stream's end held back)
     reasoning: str | None = None  # DeepSeek reasoning_content / a Gemini thought part
+    # Mistral's reasoning models (OpenAI wire): these thinking pieces stream first, each as a
+    # `thinking` typed piece, and with `typed_text` the text goes as `text` typed pieces, not
+    # strings (tests/fakes/wire.py says where the shapes come from).
+    thinking: list[str] = field(default_factory=list)
+    typed_text: bool = False
     text_signature: str | None = None  # Gemini thoughtSignature on the first text part
 
     # -- builders for readable tests ---------------------------------------------------------

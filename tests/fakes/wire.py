@@ -37,7 +37,8 @@ def openai_stream(reply: Reply, model: str) -> list[Frame]:
     content: list[Frame] = []
     if reply.reasoning:
         content.append(Frame(chunk({"reasoning_content": reply.reasoning})))
-    content += [Frame(chunk({"content": piece}), content=True) for piece in reply.text]
+    content += [Frame(chunk({"content": [_thinking_piece(piece)]})) for piece in reply.thinking]
+    content += [Frame(chunk({"content": _text_content(reply, piece)}), content=True) for piece in reply.text]
     for index, call in enumerate(reply.tool_calls):
         arguments = json.dumps(call.arguments)
         middle = len(arguments) // 2
@@ -52,7 +53,12 @@ def openai_stream(reply: Reply, model: str) -> list[Frame]:
         content.append(Frame(chunk({"tool_calls": [tail]}), content=True))
 
     frames = [Frame(chunk({"role": "assistant", "content": ""}))]
-    frames += _with_faults(_with_stall(content, reply), reply, error=lambda: {"error": _openai_error(reply.error_code)})
+    error = (
+        (lambda: reply.stream_error)
+        if reply.stream_error is not None
+        else lambda: {"error": _openai_error(reply.error_code)}
+    )
+    frames += _with_faults(_with_stall(content, reply), reply, error=error)
     if reply.fault_after is not None:
         return frames
     if not reply.unfinished:
@@ -67,6 +73,9 @@ def openai_stream(reply: Reply, model: str) -> list[Frame]:
 
 def openai_completion(reply: Reply, model: str) -> dict:
     message: dict[str, Any] = {"role": "assistant", "content": reply.joined_text or None}
+    if reply.thinking or reply.typed_text:
+        thought = [_thinking_piece("".join(reply.thinking))] if reply.thinking else []
+        message["content"] = [*thought, {"type": "text", "text": reply.joined_text}]
     if reply.tool_calls:
         message["tool_calls"] = [
             {
@@ -91,6 +100,22 @@ def openai_completion(reply: Reply, model: str) -> dict:
         ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }
+
+
+def _thinking_piece(text: str) -> dict:
+    """Mistral's reasoning models write their thinking as typed pieces of `content`, streamed and
+    not. Streamed, recorded from magistral-medium-2509 (BerriAI/litellm#16272):
+    `"delta": {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": ", I should"}]}]}`;
+    the answer then comes as `[{"type": "text", "text": ...}]` (`typed_text`) or, as Mistral's own
+    client example says (mistralai/client-python#511), as plain string fragments once thinking
+    ends. Not streamed, `message.content` is `[{"type": "thinking", "thinking": [...]}, {"type":
+    "text", "text": ...}]` (docs.mistral.ai/capabilities/reasoning; ThinkChunk/TextChunk in
+    mistralai/client-ts, whose optional `closed` flag is left out here as in the recording)."""
+    return {"type": "thinking", "thinking": [{"type": "text", "text": text}]}
+
+
+def _text_content(reply: Reply, piece: str) -> str | list[dict]:
+    return [{"type": "text", "text": piece}] if reply.typed_text else piece
 
 
 def openai_error_body(status: int) -> dict:
@@ -163,6 +188,78 @@ def gemini_error_body(status: int, retry_delay: str | None = None) -> dict:
     if retry_delay:
         error["details"] = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay}]
     return {"error": error}
+
+
+def gemini_quota_body(*quota_ids: str, retry_delay: str | None = None, model: str = "gemini-2.5-flash") -> dict:
+    """Gemini's 429 when a quota ran out, as public recordings show it (google-gemini/gemini-cli#8437,
+    RooCodeInc/Roo-Code#3883): the same "exceeded your current quota" message whichever limit it
+    was; which one is in the `QuotaFailure` violations' `quotaId`, e.g.
+    `GenerateRequestsPerMinutePerProjectPerModel-FreeTier`, `...PerDayPerProjectPerModel-FreeTier`
+    or `GenerateContentInputTokensPerModelPerMinute-FreeTier`; then a `Help` link and, mostly, a
+    `RetryInfo`."""
+    violations = [
+        {
+            "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_"
+            + ("input_token_count" if "InputTokens" in quota_id else "requests"),
+            "quotaId": quota_id,
+            "quotaDimensions": {"location": "global", "model": model},
+            "quotaValue": "250000" if "InputTokens" in quota_id else "10",
+        }
+        for quota_id in quota_ids
+    ]
+    details: list[dict] = [
+        {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": violations},
+        {
+            "@type": "type.googleapis.com/google.rpc.Help",
+            "links": [
+                {
+                    "description": "Learn more about Gemini API quotas",
+                    "url": "https://ai.google.dev/gemini-api/docs/rate-limits",
+                }
+            ],
+        },
+    ]
+    if retry_delay:
+        details.append({"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay})
+    message = (
+        "You exceeded your current quota, please check your plan and billing details. For more "
+        "information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits."
+    )
+    return {"error": {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED", "details": details}}
+
+
+def groq_tool_use_failed(failed_generation: str, *, streamed: bool = False) -> dict:
+    """Groq's answer when the model wrote a tool call that does not parse: a 400 whose body is
+    `{"error": {"message": "Failed to call a function. Please adjust your prompt. See
+    'failed_generation' for more details.", "type": "invalid_request_error", "code":
+    "tool_use_failed", "failed_generation": "..."}}` (groq/groq-typescript#28); streamed, the same
+    error object with `"status_code": 400` comes as the stream's error event
+    (langchain4j/langchain4j#2585), after an `event: error` line (sashabaranov/go-openai#1057)."""
+    error = {
+        "message": "Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details.",
+        "type": "invalid_request_error",
+        "code": "tool_use_failed",
+        "failed_generation": failed_generation,
+    }
+    return {"error": {**error, "status_code": 400}} if streamed else {"error": error}
+
+
+def groq_error_event(body: dict) -> str:
+    """An error event as Groq streams it, named `error`."""
+    return "event: error\ndata: " + json.dumps(body)
+
+
+def groq_rate_limit(window: str = "minute", measure: str = "tokens") -> dict:
+    """Groq's 429 body, recorded in public logs: `"Rate limit reached for model ... on tokens per
+    minute (TPM): Limit 6000, Used 4093, Requested 3531. Please try again in 16.24s."` with
+    `"type": "tokens", "code": "rate_limit_exceeded"` (RPD: "on requests per day")."""
+    initials = f"{measure[0]}p{window[0]}".upper()  # TPM, RPD
+    message = (
+        "Rate limit reached for model `llama-3.1-8b-instant` in organization `org_01fake` service tier "
+        f"`on_demand` on {measure} per {window} ({initials}): Limit 6000, Used 5866, Requested 1234. "
+        "Please try again in 16.24s."
+    )
+    return {"error": {"message": message, "type": measure, "code": "rate_limit_exceeded"}}
 
 
 def _gemini_call_part(call: Any) -> dict:

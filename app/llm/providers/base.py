@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.llm.errors import FailureKind, LLMError
+from app.llm.errors import FailureKind, Limit, LLMError
 from app.llm.http import Cut, LinkTransport
 from app.llm.messages import AdapterEvent, ChatRequest, PromptPieces
 from app.llm.settings import LinkSettings, Timeouts
@@ -106,23 +106,75 @@ def retry_after_seconds(headers: Mapping[str, str] | None, body: Any = None) -> 
 
 
 def _google_retry_delay(body: Any) -> float | None:
+    for detail in _google_details(body, "RetryInfo"):
+        match = re.fullmatch(r"\s*([\d.]+)s\s*", str(detail.get("retryDelay", "")))
+        if match:
+            return float(match.group(1))
+    return None
+
+
+def google_limit(body: Any, resets_in: str | None = None) -> Limit | None:
+    """The limit a google.rpc `QuotaFailure` names, the longest when it names several (a per-day
+    one outlasts a per-minute one). Its violations read, as Gemini sends them (public recordings in
+    google-gemini/gemini-cli#8437 and RooCodeInc/Roo-Code#3883):
+    `{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+    "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier", ...}`, with
+    `...PerDayPerProjectPerModel-FreeTier` for the daily one and
+    `GenerateContentInputTokensPerModelPerMinute-FreeTier` for input tokens."""
+    found: list[Limit] = []
+    for detail in _google_details(body, "QuotaFailure"):
+        for violation in detail.get("violations") or []:
+            if not isinstance(violation, dict):
+                continue
+            quota_id, metric = str(violation.get("quotaId") or ""), str(violation.get("quotaMetric") or "")
+            named = f"{quota_id} {metric}".lower()
+            window = "day" if "perday" in named else "minute" if "perminute" in named else None
+            measure = (
+                "input tokens" if "inputtoken" in named or "input_token" in named
+                else "tokens" if "token" in named
+                else "requests" if "request" in named
+                else None
+            )  # fmt: skip
+            found.append(Limit(window, measure, quota_id or metric or None, resets_in if window == "day" else None))
+    windows = {"day": 2, "minute": 1}
+    return max(found, key=lambda limit: windows.get(limit.window or "", 0), default=None)
+
+
+def _google_details(body: Any, kind: str) -> list[dict]:
+    """The google.rpc error details of one `@type` (`RetryInfo`, `QuotaFailure`) in an error body."""
     if isinstance(body, str):
         try:
             body = json.loads(body)
         except ValueError:
-            return None
+            return []
     if isinstance(body, list) and body:
         body = body[0]
     if not isinstance(body, dict):
-        return None
+        return []
     error = body.get("error", body)
     details = error.get("details") if isinstance(error, dict) else None
-    for detail in details or []:
-        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
-            match = re.fullmatch(r"\s*([\d.]+)s\s*", str(detail.get("retryDelay", "")))
-            if match:
-                return float(match.group(1))
-    return None
+    return [d for d in details or [] if isinstance(d, dict) and str(d.get("@type", "")).endswith(f".{kind}")]
+
+
+# Groq's words for the limit a 429 hit: "Rate limit reached for model `llama-3.1-8b-instant` ...
+# on tokens per minute (TPM): Limit 6000, Used 4093, Requested 3531. Please try again in 16.2s."
+# (with "code": "rate_limit_exceeded"; and "on requests per day (RPD)" for the daily one).
+_NAMED_LIMIT = re.compile(r"\bon (requests|tokens) per (minute|day)\b", re.IGNORECASE)
+
+
+def named_limit(message: str) -> Limit | None:
+    """The limit an OpenAI-compatible provider's message names, as Groq words it."""
+    match = _NAMED_LIMIT.search(message or "")
+    return Limit(match.group(2).lower(), match.group(1).lower()) if match else None
+
+
+def kind_for_limit(limit: Limit | None, default: FailureKind) -> FailureKind:
+    """A limit that passes within the minute is a rate limit; a daily one is a quota."""
+    if limit is not None and limit.window == "minute":
+        return FailureKind.RATE_LIMITED
+    if limit is not None and limit.window == "day":
+        return FailureKind.QUOTA
+    return default
 
 
 def schema_instruction(schema_json: dict) -> str:

@@ -36,7 +36,14 @@ from app.llm.messages import (
     ToolSpec,
     Usage,
 )
-from app.llm.providers.base import ProviderAdapter, join_system, kind_for_status, retry_after_seconds
+from app.llm.providers.base import (
+    ProviderAdapter,
+    google_limit,
+    join_system,
+    kind_for_limit,
+    kind_for_status,
+    retry_after_seconds,
+)
 from app.llm.schemas import gemini_schema
 from app.llm.settings import LinkSettings, Timeouts
 from app.llm.tool_ids import new_call_id
@@ -44,6 +51,9 @@ from app.llm.tool_ids import new_call_id
 log = logging.getLogger(__name__)
 
 API_VERSION = "v1beta"
+# "Requests per day (RPD) quotas reset at midnight Pacific time" (ai.google.dev/gemini-api/docs/
+# rate-limits): a link out of its daily quota rests until then, whatever retryDelay says.
+DAILY_RESET_ZONE = "America/Los_Angeles"
 SIGNATURE = "thought_signature"
 # Documented placeholder for function calls Gemini 3 did not generate itself.
 FOREIGN_CALL_SIGNATURE = base64.urlsafe_b64decode("skip_thought_signature_validator")
@@ -249,11 +259,13 @@ class GeminiAdapter(ProviderAdapter):
             response = getattr(exc, "response", None)
             headers = dict(response.headers) if response is not None and hasattr(response, "headers") else {}
             body_text = json.dumps(exc.details, default=str)
+            limit = google_limit(exc.details, DAILY_RESET_ZONE) if status == 429 else None
             return self.failure(
-                kind_for_status(status, f"{exc.status} {body_text}"),
+                kind_for_limit(limit, kind_for_status(status, f"{exc.status} {body_text}")),
                 status,
                 str(exc.message or exc.status or exc),
                 retry_after=retry_after_seconds(headers, exc.details),
+                limit=limit,
             )
         if isinstance(exc, httpx2.TimeoutException):
             return self.failure(FailureKind.TIMEOUT, None, str(exc) or "timed out")

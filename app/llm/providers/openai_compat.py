@@ -4,6 +4,11 @@ The servers differ in small, strict ways, written down per link in `Dialect`: Mi
 unknown fields (`stream_options`) and tool-call ids that are not 9 alphanumerics; NVIDIA's hosted
 Llama has no JSON mode. DeepSeek's `reasoning_content` is kept as a provider extra and sent
 back only to DeepSeek.
+
+A message's `content` is a string, or (Mistral's reasoning models) a list of typed pieces:
+`{"type": "text", "text": ...}` is the answer, `{"type": "thinking", "thinking": [{"type":
+"text", "text": ...}]}` the model thinking aloud, which never becomes answer text nor goes back
+to any link (`read_content`).
 """
 
 from __future__ import annotations
@@ -34,11 +39,15 @@ from app.llm.messages import (
     ToolCallReady,
     ToolSpec,
     Usage,
+    read_content,
 )
 from app.llm.providers.base import (
     ProviderAdapter,
+    google_limit,
     join_system,
+    kind_for_limit,
     kind_for_status,
+    named_limit,
     retry_after_seconds,
     schema_instruction,
 )
@@ -49,6 +58,18 @@ from app.llm.tool_ids import common_id, mistral_id, new_call_id
 log = logging.getLogger(__name__)
 
 REASONING_FIELD = "reasoning_content"
+# The model thinking, under other names: `reasoning` is how vLLM, Ollama and OpenRouter stream it.
+# It is model activity (the idle budget hears it) and is never kept.
+THINKING_FIELDS = ("reasoning",)
+
+# Error codes that say the model's own output failed, not our request: Groq's 400
+# `tool_use_failed` (the model wrote a tool call that does not parse), sent as the status's body,
+# `{"error": {"message": "Failed to call a function. Please adjust your prompt. See
+# 'failed_generation' for more details.", "type": "invalid_request_error", "code":
+# "tool_use_failed", "failed_generation": "..."}}` (groq/groq-typescript#28), or streamed as an
+# error event with `"status_code": 400` in it (langchain4j/langchain4j#2585). Another link, or
+# the same one later, may well answer: `malformed`, like any answer that does not read.
+MODEL_OUTPUT_FAILURES = frozenset({"tool_use_failed"})
 
 
 @dataclass(frozen=True)
@@ -124,7 +145,7 @@ class OpenAICompatAdapter(ProviderAdapter):
             raise self._translate(exc) from exc
         if not completion.choices:
             raise self.failure(FailureKind.MALFORMED, 200, "completion without choices")
-        return completion.choices[0].message.content or ""
+        return self._read_content(completion.choices[0].message.content)[0]
 
     def close(self) -> None:
         self._http.close()
@@ -205,8 +226,14 @@ class OpenAICompatAdapter(ProviderAdapter):
                     if thought := delta.get(REASONING_FIELD):
                         reasoning.append(thought)
                         yield Generating()
-                    if delta.get("content"):
-                        yield TextDelta(delta["content"])
+                    if any(delta.get(field) for field in THINKING_FIELDS):
+                        yield Generating()
+                    if content := delta.get("content"):
+                        text, thought = self._read_content(content)
+                        if thought:
+                            yield Generating()
+                        if text:
+                            yield TextDelta(text)
                     for part in delta.get("tool_calls") or []:
                         index = part.get("index")
                         index = len(slots) if index is None else index
@@ -229,13 +256,35 @@ class OpenAICompatAdapter(ProviderAdapter):
         extras = {self.name: {REASONING_FIELD: "".join(reasoning)}} if reasoning else {}
         yield Completed(self.name, self.model, finish_reason, usage, extras)
 
+    def _read_content(self, content: Any) -> tuple[str, bool]:
+        """`read_content`, a content of no known shape being the provider's fault (the typed
+        pieces' recordings are cited in tests/fakes/wire.py)."""
+        try:
+            return read_content(content)
+        except ValueError as exc:
+            raise self.failure(FailureKind.MALFORMED, 200, str(exc)) from None
+
     def _stream_error(self, error: Any) -> LLMError:
         """An error the provider sent inside a 200 stream (a chunk `{"error": {...}}`)."""
         message = error.get("message") if isinstance(error, dict) else None
         if not isinstance(message, str) or not message:
             message = "An error occurred during streaming"
-        status = _status_in(error)
-        return self.failure(kind_for_status(status, json.dumps(error)), status, message)
+        return self._refusal(_status_in(error), error, message, json.dumps(error))
+
+    def _refusal(
+        self, status: int | None, error: Any, message: str, body_text: str, retry_after: float | None = None
+    ) -> LLMError:
+        """A provider's refusal classed by its own words: its error `code` (kept as the failure's
+        detail) and, for a rate limit, which limit its body or message names."""
+        code = error.get("code") if isinstance(error, dict) else None
+        code = code if isinstance(code, str) and code else None
+        limit = (google_limit(error) or named_limit(message)) if status in (413, 429) else None
+        if code in MODEL_OUTPUT_FAILURES:
+            kind = FailureKind.MALFORMED
+        else:
+            kind = kind_for_limit(limit, kind_for_status(status, body_text))
+        detail = None if limit is not None else code  # the limit says more than `rate_limit_exceeded`
+        return self.failure(kind, status, message, retry_after=retry_after, limit=limit, detail=detail)
 
     def _tool_call(self, slot: dict[str, str]) -> ToolCall:
         if not slot["name"]:
@@ -251,14 +300,10 @@ class OpenAICompatAdapter(ProviderAdapter):
     def _translate(self, exc: Exception) -> LLMError:
         if isinstance(exc, LLMError):
             return exc
-        if isinstance(exc, openai.APIStatusError):
+        if isinstance(exc, openai.APIStatusError):  # its `body` is the response's `error` object
             body_text = json.dumps(exc.body) if exc.body is not None else exc.response.text
-            return self.failure(
-                kind_for_status(exc.status_code, body_text),
-                exc.status_code,
-                exc.message,
-                retry_after=retry_after_seconds(exc.response.headers, exc.body),
-            )
+            retry_after = retry_after_seconds(exc.response.headers, exc.body)
+            return self._refusal(exc.status_code, exc.body, exc.message, body_text, retry_after)
         if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
             return self.failure(FailureKind.TIMEOUT, None, str(exc) or "timed out")
         if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
@@ -299,7 +344,10 @@ def _tool_entry(spec: ToolSpec) -> dict[str, Any]:
 
 
 def _status_in(body: Any) -> int | None:
+    """The HTTP status an error object names: its `code` when that is one, or Groq's `status_code`."""
     code = body.get("code") if isinstance(body, dict) else None
+    if isinstance(body, dict) and not isinstance(code, int) and body.get("status_code") is not None:
+        code = body["status_code"]
     try:
         status = int(code) if code is not None else None
     except (TypeError, ValueError):
