@@ -42,6 +42,7 @@ def create_app(config_name=None, **overrides):
     )
     app.config.from_object(config.profile(config_name))
     app.config.update(overrides)
+    config.read_settings(app.config)  # a bad BEYOU_* value stops the boot here, named
     configure_logging(app.config["ENV_NAME"])
     if app.config["ENV_NAME"] == "production" and app.config["SECRET_KEY"].startswith("dev-only"):
         raise RuntimeError("BEYOU_SECRET_KEY must be set in production")

@@ -15,10 +15,8 @@ stream), and when the caller stops listening the link's connection is cut under 
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
-import re
 import statistics
 import threading
 import time
@@ -34,7 +32,7 @@ from flask import current_app
 from pydantic import BaseModel
 
 from app import daemons
-from app.llm import metrics
+from app.llm import metrics, structured
 from app.llm.cooldowns import Clock, cooldown_book
 from app.llm.errors import (
     ChainExhausted,
@@ -71,6 +69,10 @@ WAITING_EVERY_WITH_WAKE = 5.0
 JSON_RETRY_WARNING = (
     "Your previous answer was not valid JSON for the requested schema. "
     "Reply with ONLY the JSON object, nothing before or after it."
+)
+JSON_CUT_WARNING = (
+    "Your previous answer was cut off at the length limit before its JSON object ended. "
+    "Reply with ONLY the JSON object, shorter: fewer items and shorter texts, so that it ends."
 )
 
 
@@ -149,26 +151,27 @@ class Chain:
     def structured(
         self, request: ChatRequest, schema: type[Schema], *, retry: bool = True, deadline: float | None = None
     ) -> Schema:
-        """One non-streamed answer validated against `schema`.
+        """One non-streamed answer read as `schema` (app/llm/structured.py: fences, prose around
+        the one object, extra fields and numbers sent as strings are read; nothing is guessed).
 
-        A malformed answer is asked for again once (when `retry`), with a JSON-only warning
-        appended to the system prompt; a second one raises `ChainExhausted` (`AI_UNAVAILABLE`).
-        Each link's total budget, and `deadline` (as in `stream`), bound every attempt.
+        An unreadable answer is asked for again once (when `retry`), with a JSON-only warning
+        appended to the system prompt, or, for an answer cut off inside its JSON, a request for a
+        shorter one; a second one raises `AnswerUnreadable` (`AI_UNAVAILABLE`). Each link's total
+        budget, and `deadline` (as in `stream`), bound every attempt.
         """
         self._require_configured()
-        failure: LLMError | None = None
+        asked, failure = request, None
         for attempt in range(2 if retry else 1):
-            asked = (
-                request if attempt == 0 else replace(request, system=join_system(request.system, JSON_RETRY_WARNING))
-            )
             text, link = self._walk_json(asked, schema, deadline)
             try:
-                return schema.model_validate_json(json_payload(text))
-            except ValueError as exc:
-                failure = LLMError(FailureKind.MALFORMED, link, 200, f"answer does not match {schema.__name__}: {exc}")
+                return structured.read(text, schema)
+            except structured.Unreadable as unreadable:
+                failure = LLMError(FailureKind.MALFORMED, link, 200, f"unreadable as {schema.__name__}: {unreadable}")
                 self._note_error(link, failure)
-                log.warning("LLM link %s gave malformed JSON (attempt %d)", link, attempt + 1)
-        raise ChainExhausted([failure] if failure else [])
+                log.warning("LLM link %s gave an unreadable answer (attempt %d): %s", link, attempt + 1, unreadable)
+                warning = JSON_CUT_WARNING if unreadable.cut else JSON_RETRY_WARNING
+                asked = replace(request, system=join_system(request.system, warning))
+        raise structured.AnswerUnreadable([failure] if failure else [])
 
     def link_states(self) -> list[LinkState]:
         adapters = {a.name: a for a in self.adapters}
@@ -528,20 +531,6 @@ class _Reader:
 
     def stop(self) -> None:
         self._cut()
-
-
-def json_payload(text: str) -> str:
-    """The JSON object in an answer, tolerating code fences and prose around it."""
-    stripped = text.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, re.DOTALL)
-    if fenced:
-        stripped = fenced.group(1)
-    try:
-        json.loads(stripped)
-        return stripped
-    except ValueError:
-        start, end = stripped.find("{"), stripped.rfind("}")
-        return stripped[start : end + 1] if 0 <= start < end else stripped
 
 
 def _until_midnight(now: float, zone: str) -> float:

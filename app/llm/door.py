@@ -4,13 +4,17 @@ Every feature that needs a model (the agent's streamed turns; onboarding, the da
 the notebook AI, which want one validated pydantic object) asks for it here instead of reaching
 into `app.extensions`. The door names itself, so its calls are counted under its own label
 (`beyou_llm_door_calls_total{door,outcome}`) beside the chain's per-link metrics, and it may carry
-its own per-user rate bucket: a structured call spends one from it before any model is asked.
-The agent's door has none here — its budget is per turn, spent when a turn is claimed
+its own per-user rate bucket: a structured call spends one from it before any model is asked, and
+gets it back when no model answered (every link failed, the caller's deadline passed first, or no
+link is configured): a provider's outage is not billed to the user. An answer that came but could
+not be read (`AnswerUnreadable`, after its one repair) keeps its unit: models were asked and
+answered. The agent's door has none here — its budget is per turn, spent when a turn is claimed
 (app/assistant/turn_budget.py), not per model round.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,11 +26,14 @@ from limits import parse
 from prometheus_client import Counter, Histogram
 from pydantic import BaseModel
 
-from app.llm.errors import LLMError
+from app.llm.errors import ChainExhausted, LLMError, LLMNotConfigured
+from app.llm.structured import AnswerUnreadable
 
 if TYPE_CHECKING:
     from app.llm.chain import Chain, Wake
     from app.llm.messages import ChatRequest, StreamEvent
+
+log = logging.getLogger(__name__)
 
 Schema = TypeVar("Schema", bound=BaseModel)
 
@@ -67,6 +74,26 @@ class RateBucket:
             reset, _remaining = limiter.limiter.get_window_stats(limit, *key)
             raise BudgetSpent(self.scope, datetime.fromtimestamp(reset, UTC))
 
+    def refund(self, user: Any) -> None:
+        """Give back the call `spend` counted. `limits` has no refund: the app's fixed-window
+        counter is decremented in its storage (memory's `decr` stops at zero; Redis has only
+        `incr`, so a negative count, from a window that ended in between, is put back to zero).
+        A storage that fails here is logged, never raised over the failure being reported."""
+        from app.extensions import limiter
+
+        if not limiter.enabled:
+            return
+        limit = parse(current_app.config[self.setting])
+        key = limit.key_for(self.scope, f"user:{user.id}")
+        storage = limiter.limiter.storage
+        try:
+            if hasattr(storage, "decr"):
+                storage.decr(key)
+            elif (count := storage.incr(key, limit.get_expiry(), amount=-1)) < 0:
+                storage.incr(key, limit.get_expiry(), amount=-count)
+        except Exception:
+            log.warning("could not give back a %s call to user %s", self.scope, user.id, exc_info=True)
+
 
 class Model:
     """The chain as one door sees it: the same two calls, counted under the door's label."""
@@ -100,13 +127,16 @@ class Model:
         deadline: float | None = None,
     ) -> Schema:
         """`Chain.structured`, after spending one call of the door's bucket for `user` (raises
-        `BudgetSpent` before any model is asked when it is empty)."""
+        `BudgetSpent` before any model is asked when it is empty; given back when no model
+        answered)."""
         if self.bucket is not None:
             self.bucket.spend(user)
         started = time.monotonic()
         try:
             answer = self.chain.structured(request, schema, retry=retry, deadline=deadline)
         except LLMError as failed:
+            if self.bucket is not None and _nobody_answered(failed):
+                self.bucket.refund(user)
             self._count(failed, started)
             raise
         self._count(None, started)
@@ -128,6 +158,12 @@ class Model:
         word = outcome.key.lower() if isinstance(outcome, LLMError) else outcome or "ok"
         DOOR_CALLS.labels(self.label, word).inc()
         DOOR_SECONDS.labels(self.label).observe(time.monotonic() - started)
+
+
+def _nobody_answered(failure: LLMError) -> bool:
+    """Whether a structured call failed before any model gave an answer (an outage, a deadline,
+    no link at all), rather than with answers that could not be read."""
+    return isinstance(failure, ChainExhausted | LLMNotConfigured) and not isinstance(failure, AnswerUnreadable)
 
 
 def model(label: str, *, bucket: RateBucket | None = None) -> Model:

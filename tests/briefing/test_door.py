@@ -117,6 +117,26 @@ def test_an_empty_bucket_leaves_the_facts_and_asks_no_model(briefing_app, fake):
     assert len(fake.requests("mistral")) == 1
 
 
+def test_an_outage_is_not_billed_to_the_bucket_but_a_text_is(briefing_app, fake):
+    app = briefing_app(order="mistral", BRIEFING_RATE_LIMIT="1 per day")
+    client = a_fortnight(app)
+
+    def a_new_day():
+        with app.app_context():
+            db.session.execute(db.delete(DailyBriefing))
+            db.session.commit()
+            db.session.remove()
+
+    fake.script("mistral", Reply.fails(503))
+    assert status_of(client.http.get("/daily-briefing").get_data(as_text=True)) == "FAILED"
+    a_new_day()
+    fake.script("mistral", GOOD)
+    assert status_of(client.http.get("/daily-briefing").get_data(as_text=True)) == "READY"  # the unit came back
+    a_new_day()
+    assert status_of(client.http.get("/daily-briefing").get_data(as_text=True)) == "FAILED"  # the text spent it
+    assert len(fake.requests("mistral")) == 2
+
+
 def test_numbers_are_never_taken_from_the_model(briefing_app, fake):
     client = a_fortnight(briefing_app())
     fake.script(

@@ -207,6 +207,23 @@ def test_a_failed_chain_is_a_clean_study_ai_unavailable(on, fake):
     assert len(fake.requests()) == 2
 
 
+def test_an_outage_is_not_billed_to_the_study_bucket_but_answers_are(on, fake):
+    """Links failing before any answer give the unit back; an answer, read or not, keeps it."""
+    ana = on("mistral", STUDY_AI_RATE_LIMIT="2 per hour")
+    page = a_page(ana)
+    fake.script("mistral", Reply.fails(503), Reply.fails(429))
+    for _ in range(2):
+        with pytest.raises(StudyAIUnavailable):
+            ask(ana, page, Mode.PLANNING, "Plan.", Answer)
+    fake.script("mistral", says({"answer": "One."}), Reply.says("Not JSON."), Reply.says("Still not."))
+    ask(ana, page, Mode.PLANNING, "Plan.", Answer)
+    with pytest.raises(StudyAIUnavailable):
+        ask(ana, page, Mode.PLANNING, "Plan.", Answer)
+    with pytest.raises(Throttled):
+        ask(ana, page, Mode.PLANNING, "Plan.", Answer)
+    assert len(fake.requests("mistral")) == 5
+
+
 def test_a_server_without_any_key_says_so_and_asks_nothing(on, fake):
     ana = on("mistral", LLM_ENV={})
     with pytest.raises(StudyAINotConfigured) as refused:

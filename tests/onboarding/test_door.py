@@ -90,6 +90,25 @@ def test_an_empty_bucket_refuses_before_any_model_is_asked(make_agent_app, fake)
     assert len(fake.requests("mistral")) == 1
 
 
+def test_an_outage_is_not_billed_to_the_bucket_but_an_answer_is(make_agent_app, fake):
+    """Every link failing before an answer gives the unit back: two outages, then the hour's one
+    call still answers, and is counted."""
+    app = make_agent_app(order="mistral", ONBOARDING_RATE_LIMIT="1 per hour")
+    wizard = a_wizard(app)
+    fake.script("mistral", Reply.fails(503), Reply.fails(500), says(CATEGORIES))
+    assert [wizard.suggest("categories", "my body").status_code for _ in range(3)] == [503, 503, 200]
+    assert wizard.suggest("categories", "my body").status_code == 429
+    assert len(fake.requests("mistral")) == 3
+
+
+def test_answers_that_could_not_be_read_keep_their_unit(make_agent_app, fake):
+    app = make_agent_app(order="mistral", ONBOARDING_RATE_LIMIT="1 per hour")
+    wizard = a_wizard(app)
+    fake.script("mistral", Reply.says("Health and work."), Reply.says("Health and work."))
+    assert wizard.suggest("categories", "my body").status_code == 503
+    assert wizard.suggest("categories", "my body").status_code == 429
+
+
 def test_kept_suggestions_become_rows_with_the_person_s_edits_and_the_wizard_moves_on(agent_app, fake):
     wizard = a_wizard(agent_app)
     fake.script("mistral", says({"categories": [*CATEGORIES["categories"], {"name": "Chores"}]}))
