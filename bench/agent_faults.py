@@ -18,13 +18,17 @@ reloaded and the database looked at. Faults × phases × chains:
 (A status code cannot come mid-text: there 429 and 500 are error events with that code inside the
 200. Silence before the first byte has no mid-text row: after text, silence is "hang".)
 
-Then: the worker killed mid-turn (SIGTERM, SIGKILL), the server restarted and the turn watched
-again with `Last-Event-ID: 5`; the database locked (`BEGIN IMMEDIATE` from another connection)
-while the turn ends; and, with the turn log and live channel in a Redis of the bench's own, that
-Redis restarted (2 s down) mid-answer, the watcher reconnecting with `Last-Event-ID` as a browser's
-EventSource does, where it must see every word once. A row is LOST when the user's text is neither in the chat nor
-handed back to the composer, HIDDEN when the task exists and the chat does not show the tool that
-made it, HANGING when the turn has no ending within the row's bound. The last lines count them.
+Then the special rows: a Mistral reasoning model's stream, whose content comes as typed `thinking`
+and `text` pieces around a tool round (the answer must be the text alone, no thinking sent back
+to the model, the chat must open again); the worker killed mid-turn (SIGTERM, SIGKILL), the
+server restarted and the turn watched again with `Last-Event-ID: 5`; the database locked
+(`BEGIN IMMEDIATE` from another connection) while the turn ends; and, with the turn log and live
+channel in a Redis of the bench's own, that Redis restarted (2 s down) mid-answer, the watcher
+reconnecting from its last id as a browser's EventSource does (it must see every word once).
+
+A row is LOST when the user's text is neither in the chat nor handed back to the composer,
+HIDDEN when the task exists and the chat does not show the tool that made it, HANGING when the
+turn has no ending within the row's bound. The last lines count them.
 """
 
 from __future__ import annotations
@@ -416,6 +420,31 @@ class Bench:
         row.seconds = time.monotonic() - started
         return row
 
+    def typed_content_row(self):
+        """Magistral's wire: each round thinks first, in typed pieces, then calls a tool or answers
+        with typed text pieces."""
+        row = Row("typed content (Magistral)", "every round", "one link")
+        started = time.monotonic()
+        server = self.server("mistral")
+        thinking = ["Okay, the user ", "wants a task made."]
+        script = {"mistral": [
+            {**CREATES_TASK, "thinking": thinking},
+            {"thinking": ["It is made; ", "say so briefly."], "typed_text": True, "text": ["Made it", ", as asked."]},
+        ]}  # fmt: skip
+        client, chat_id, turn_id, text, task_name = self.begin(server, script)
+        stream = Stream(client, turn_id)
+        ending = stream.read()
+        stream.close()
+        self.judge(row, client, chat_id, turn_id, text, task_name, ending, stream)
+        reopened = client.get(f"/ai/agent/chats/{chat_id}", timeout=15)
+        if reopened.status_code != 200 or "Made it, as asked." not in reopened.text:
+            row.problems.append(f"UNOPENABLE({reopened.status_code})")
+        sent_back = json.dumps(self.fake.requests())
+        if "wants a task" in reopened.text or "wants a task" in sent_back:
+            row.problems.append("THINKING-LEAKED")
+        row.seconds = time.monotonic() - started
+        return row
+
     def redis_restart_row(self):
         """A slow answer with `BEYOU_REDIS_URL` set; after 5 events the Redis stops, and starts
         again 2 s later; the watcher reconnects from its last event id whenever its stream breaks."""
@@ -500,7 +529,7 @@ def print_row(row):
           f"{row.calls:<22}{row.seconds:>6.1f}s  {row.verdict}", flush=True)  # fmt: skip
 
 
-SPECIALS = ("worker-sigterm", "worker-sigkill", "database-lock", "redis-restart")
+SPECIALS = ("typed-content", "worker-sigterm", "worker-sigkill", "database-lock", "redis-restart")
 
 
 def main():
@@ -514,6 +543,7 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         bench = Bench(folder)
         rows_of = {
+            "typed-content": bench.typed_content_row,
             "worker-sigterm": lambda: bench.worker_kill_row(signal.SIGTERM),
             "worker-sigkill": lambda: bench.worker_kill_row(signal.SIGKILL),
             "database-lock": bench.database_lock_row,
