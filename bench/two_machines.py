@@ -153,9 +153,6 @@ class Machine:
         time.sleep(0.2)
         return len(held), sum(alive(pid) for pid in held)
 
-    def stop(self):
-        stop_group(self.process, seconds=25)
-
 
 def alive(pid):
     """Whether the process still runs (a killed worker whose parent died too stays a zombie until
@@ -167,18 +164,20 @@ def alive(pid):
     return state != "Z"
 
 
-def stop_group(process, seconds):
-    """SIGTERM to the process group, SIGKILL if it is not gone within `seconds`."""
-    if process is None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=seconds)
-    with contextlib.suppress(ProcessLookupError):  # what a killed master left behind
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=10)
+def stop_groups(processes, seconds):
+    """SIGTERM to each process group at once, SIGKILL to what is not gone within `seconds`."""
+    processes = [process for process in processes if process is not None]
+    for process in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + seconds
+    for process in processes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=max(deadline - time.monotonic(), 0.1))
+        with contextlib.suppress(ProcessLookupError):  # what a killed master left behind
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
 
 
 def proxy_binary(choice):
@@ -231,9 +230,6 @@ class Proxy:
         tried, when it went on to the next)."""
         served = (response_headers.get("X-Served-By") or "?").split(",")[-1].strip()
         return self.machine_at.get(served, served)
-
-    def stop(self):
-        stop_group(self.process, seconds=10)
 
 
 # A person in a browser -------------------------------------------------------------------
@@ -854,9 +850,7 @@ def run(options, kind, binary, folder, fake_url):
             for name, path in [*((f"machine {n}", m.log_path) for n, m in bench.machines.items()),
                                (kind, bench.proxy.log_path)]:  # fmt: skip
                 print(f"\n--- the end of {name}'s log ---\n{tail(path)}", file=sys.stderr)
-        bench.proxy.stop()
-        for machine in bench.machines.values():
-            machine.stop()
+        stop_groups([bench.proxy.process, *(machine.process for machine in bench.machines.values())], seconds=25)
     print(f"\n{len(bench.rows)} checks in {time.monotonic() - started:.0f} s: "
           f"{len(bench.rows) - len(failed)} OK, {len(failed)} failed", flush=True)  # fmt: skip
     return not failed
