@@ -25,9 +25,12 @@ The checks, one row each, with their figures:
 - cap: four streams of one user opened at once, two on each machine: exactly two stream
   (AGENT_STREAMS_PER_USER), and a second watcher of a streaming turn on the other machine shares it.
 - machine killed: turns running on A, watched on B; A's process group (master and workers)
-  SIGKILLed mid-answer. B's watchers are told TURN_INTERRUPTED once the lease lapses; A's
-  watchers reconnect through the proxy (which sends them to B) with `Last-Event-ID`; turns
-  running on B meanwhile end whole; requests through the balancer keep being answered.
+  SIGKILLed mid-answer. B's watchers are told TURN_INTERRUPTED once the lease lapses (bound:
+  the lease, a third of it until a watcher's next look, and a heartbeat); A's watchers reconnect
+  through the proxy (which sends them to B) with `Last-Event-ID`; turns running on B meanwhile
+  end whole; requests through the balancer keep being answered.
+- streams after the crash: a user whose two answers were watched on A, once they have ended,
+  opens two new streams on B: both should stream at once (the cap counts live turns only).
 - lost: every word of every turn that survived, at every watcher and in the database; every
   event once.
 
@@ -413,9 +416,8 @@ class Survivor:
 
 
 class Bench:
-    def __init__(self, options, folder):
+    def __init__(self, options):
         self.options = options
-        self.folder = folder
         self.rows = []
         self.survivors = []
         self.redis = redis.Redis.from_url(options.redis_url)
@@ -504,7 +506,7 @@ class Bench:
         self.script(*[{"text": reply, "pace": 0.1}] * turns)
         people = self.people("relay", -(-turns // STREAM_CAP))
         started = [(person, *person.post_turn(f"relay {n}", machine="a"))
-                   for n, person in enumerate(people * STREAM_CAP)][:turns]  # fmt: skip
+                   for n, person in enumerate((people * STREAM_CAP)[:turns])]  # fmt: skip
         runners, followers, returns = [], [], []
         for person, turn_id, _posted in started:
             runner = Watcher(self.proxy, person, turn_id, machine="b")
@@ -704,6 +706,7 @@ class Bench:
         seen_at_kill = {turn_id: on_b.text for _person, turn_id, _on_a, on_b in doomed}
         held, left = self.machines["a"].kill()
         killed_at, wall_at_kill = time.monotonic(), time.time()
+        self.killed_at, self.doomed_people = killed_at, doomed_people
         lapses = {turn_id: self.stored(turn_id)[3] for _person, turn_id, _on_a, _on_b in doomed}
         probe = BalancerProbe(self.proxy.url)
         # A's watchers lose their connection; like EventSource, each comes back a moment later
@@ -754,6 +757,33 @@ class Bench:
             f"balancer meanwhile, {probe.failed} failed"
         )  # fmt: skip
         row.problems += problems
+        self.add(row)
+
+    def after_the_crash(self):
+        """A user whose two answers were watched on A, once those have ended: two new answers,
+        their streams opened at once on B (tried again every 2 s until both stream)."""
+        row = Row("streams after the crash")
+        person = self.doomed_people[0]
+        first_try, streamed_at, tries = None, None, 0
+        while streamed_at is None and time.monotonic() - self.killed_at < 90:
+            tries += 1
+            self.script(*[{"text": words("n", 3)}] * STREAM_CAP)
+            watchers = [Watcher(self.proxy, person, person.post_turn(f"again {n}")[0]) for n in range(STREAM_CAP)]
+            for watcher in watchers:
+                watcher.start()
+            for watcher in watchers:
+                watcher.join(20)
+            accepted = sum(watcher.accepted for watcher in watchers)
+            first_try = accepted if first_try is None else first_try
+            if accepted == STREAM_CAP:
+                streamed_at = time.monotonic() - self.killed_at
+            else:
+                time.sleep(2)
+        row.figures = f"first try {first_try} of {STREAM_CAP} streamed; both streamed " + (
+            f"{streamed_at:.0f} s after the kill ({tries} tries)" if streamed_at else "never within 90 s"
+        )
+        if first_try != STREAM_CAP:
+            row.problems.append("the stream slots of the dead machine's watchers outlived their ended turns")
         self.add(row)
 
     def lost_check(self):
@@ -811,7 +841,7 @@ def tail(path, lines=25):
 
 
 def run(options, kind, binary, folder, fake_url):
-    bench = Bench(options, folder)
+    bench = Bench(options)
     bench.fake = fake_url
     bench.env["BEYOU_DATABASE_URL"] = options.database_url = bench_database(
         "postgresql", folder, "bench_machines", url=options.database_url
@@ -836,7 +866,7 @@ def run(options, kind, binary, folder, fake_url):
               f"Redis {options.redis_url}; lease {options.lease:g} s, heartbeat {HEARTBEAT:g} s, "
               f"budget {bench.budget} per hour, {STREAM_CAP} streams per user\n", flush=True)  # fmt: skip
         for check in (bench.relay, bench.live, bench.budget_check, bench.cap_check, bench.kill_check,
-                      bench.lost_check):  # fmt: skip
+                      bench.after_the_crash, bench.lost_check):  # fmt: skip
             try:
                 check()
             except Exception as error:  # the row says so; the next check still runs
@@ -846,7 +876,7 @@ def run(options, kind, binary, folder, fake_url):
                 bench.add(Row(check.__name__, problems=[f"{type(error).__name__}: {error}"]))
     finally:
         failed = [row for row in bench.rows if row.problems]
-        if failed or len(bench.rows) < 6:
+        if failed or len(bench.rows) < 7:
             for name, path in [*((f"machine {n}", m.log_path) for n, m in bench.machines.items()),
                                (kind, bench.proxy.log_path)]:  # fmt: skip
                 print(f"\n--- the end of {name}'s log ---\n{tail(path)}", file=sys.stderr)
