@@ -761,7 +761,8 @@ class Bench:
 
     def after_the_crash(self):
         """A user whose two answers were watched on A, once those have ended: two new answers,
-        their streams opened at once on B (tried again every 2 s until both stream)."""
+        their streams opened at once through the balancer, which sends them to B (tried again
+        every 2 s until both stream)."""
         row = Row("streams after the crash")
         person = self.doomed_people[0]
         first_try, streamed_at, tries = None, None, 0
