@@ -111,15 +111,15 @@ def cpu_seconds(pids):
     return total / ticks
 
 
-def bench_database(kind, folder, name):
+def bench_database(kind, folder, name, url=None):
     """A database URL for a bench: a SQLite file in `folder`, or a schema of its own (`name`,
-    emptied first) in the PostgreSQL database of BEYOU_BENCH_DATABASE_URL or, failing that,
-    BEYOU_TEST_DATABASE_URL — so a bench never touches the tables the test suite uses."""
+    emptied first) in the PostgreSQL database of `url`, else BEYOU_BENCH_DATABASE_URL or, failing
+    that, BEYOU_TEST_DATABASE_URL — so a bench never touches the tables the test suite uses."""
     if kind == "sqlite":
         return f"sqlite:///{Path(folder) / (name + '.sqlite3')}"
     import sqlalchemy
 
-    url = os.environ.get("BEYOU_BENCH_DATABASE_URL") or os.environ.get("BEYOU_TEST_DATABASE_URL")
+    url = url or os.environ.get("BEYOU_BENCH_DATABASE_URL") or os.environ.get("BEYOU_TEST_DATABASE_URL")
     if not url:
         raise SystemExit("PostgreSQL benches need BEYOU_BENCH_DATABASE_URL (or BEYOU_TEST_DATABASE_URL)")
     engine = sqlalchemy.create_engine(url)
