@@ -19,10 +19,12 @@ reloaded and the database looked at. Faults × phases × chains:
 200. Silence before the first byte has no mid-text row: after text, silence is "hang".)
 
 Then: the worker killed mid-turn (SIGTERM, SIGKILL), the server restarted and the turn watched
-again with `Last-Event-ID: 5`; and the database locked (`BEGIN IMMEDIATE` from another
-connection) while the turn ends. A row is LOST when the user's text is neither in the chat nor
-handed back to the composer, HIDDEN when the task exists and the chat does not show the tool that
-made it, HANGING when the turn has no ending within the row's bound. The last lines count them.
+again with `Last-Event-ID: 5`; the database locked (`BEGIN IMMEDIATE` from another
+connection) while the turn ends; and a reasoning model's stream of typed content pieces (thinking,
+then text), whose thinking must show nowhere and whose chat must open afterwards. A row is LOST
+when the user's text is neither in the chat nor handed back to the composer, HIDDEN when the task
+exists and the chat does not show the tool that made it, HANGING when the turn has no ending
+within the row's bound. The last lines count them.
 """
 
 from __future__ import annotations
@@ -413,6 +415,26 @@ class Bench:
         row.seconds = time.monotonic() - started
         return row
 
+    def typed_content_row(self):
+        """Mistral's reasoning models stream `content` as typed pieces: thinking first, then text."""
+        row = Row("typed content pieces", "thinking, then text", "one link")
+        started = time.monotonic()
+        server = self.server("mistral")
+        thinking = ["Okay", ", a task", " named PD-row", ": THOUGHT-ONLY"]
+        script = {"mistral": [{"text": TEXT, "thinking": thinking, "typed_text": True}]}
+        client, chat_id, turn_id, text, task_name = self.begin(server, script)
+        stream = Stream(client, turn_id)
+        ending = stream.read()
+        stream.close()
+        self.judge(row, client, chat_id, turn_id, text, task_name, ending, stream)
+        opened = client.get(f"/ai/agent/chats/{chat_id}", timeout=15)
+        if opened.status_code != 200:
+            row.problems.append(f"CHAT-{opened.status_code}")
+        elif "".join(TEXT) not in opened.text or "THOUGHT-ONLY" in opened.text:
+            row.problems.append("WRONG-ANSWER")
+        row.seconds = time.monotonic() - started
+        return row
+
 
 def print_row(row):
     print(f"{row.fault:<26}{row.phase:<28}{row.chain:<10}{row.ended:<54}{row.shows:<30}{row.effect:<16}"
@@ -439,7 +461,8 @@ def main():
                 print_row(rows[-1])
             if not options.skip_special:
                 for special in (lambda: bench.worker_kill_row(signal.SIGTERM),
-                                lambda: bench.worker_kill_row(signal.SIGKILL), bench.database_lock_row):  # fmt: skip
+                                lambda: bench.worker_kill_row(signal.SIGKILL), bench.database_lock_row,
+                                bench.typed_content_row):  # fmt: skip
                     rows.append(special())
                     print_row(rows[-1])
         finally:
