@@ -111,10 +111,12 @@ def _url(*schemes, host=True):
 
 
 def _read_database_url(value):
+    """Checked by SQLAlchemy's parser, kept as given (the parsed URL's text hides the password)."""
     try:
-        return str(make_url(str(value).strip()))
+        make_url(str(value).strip())
     except ArgumentError:
         raise ValueError(value) from None
+    return str(value).strip()
 
 
 def _read_address(value):

@@ -66,6 +66,11 @@ def test_the_defaults_boot_and_are_read_as_their_kinds():
     assert settings["AGENT_RATE_LIMIT"] == "30 per hour" and type(settings["AGENT_RATE_LIMIT"]) is str
 
 
+def test_a_database_url_is_kept_as_given_password_and_all():
+    url = "postgresql+psycopg://beyou:s3cret@db.example:5432/beyou"
+    assert create_app("test", SQLALCHEMY_DATABASE_URI=url).config["SQLALCHEMY_DATABASE_URI"] == url
+
+
 def test_values_a_test_gives_are_read_too_so_limits_can_still_be_set_per_app():
     app = create_app("test", AGENT_RATE_LIMIT="2 per hour", AGENT_HEARTBEAT_SECONDS=0.2, BRIEFING_WAIT_SECONDS=0)
     assert (app.config["AGENT_RATE_LIMIT"], app.config["AGENT_HEARTBEAT_SECONDS"]) == ("2 per hour", 0.2)
