@@ -42,7 +42,14 @@ def test_a_bad_value_stops_the_boot_naming_the_variable_and_what_it_expects(sett
     with pytest.raises(config.ConfigError) as refused:
         create_app("test", **{setting: value})
     message = str(refused.value)
-    assert message.startswith(f"{variable} must be ") and expects in message and repr(value) in message
+    assert message.startswith(f"{variable} must be ") and expects in message
+    assert (repr(value) in message) is (variable not in ("BEYOU_DATABASE_URL", "BEYOU_REDIS_URL"))
+
+
+def test_a_bad_url_that_may_hold_a_password_is_not_repeated_in_the_log():
+    with pytest.raises(config.ConfigError) as refused:
+        create_app("test", REDIS_URL="redis//:s3cret@cache:6379/0", SQLALCHEMY_DATABASE_URI="pg://u:s3cret@db b")
+    assert "s3cret" not in str(refused.value) and "not shown: it may hold a password" in str(refused.value)
 
 
 def test_every_bad_value_is_named_at_once():
