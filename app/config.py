@@ -31,10 +31,12 @@ class ConfigError(RuntimeError):
 @dataclass(frozen=True)
 class Kind:
     """What a setting must be: `read` turns its text (or a value a test gave) into the value the
-    app uses, raising ValueError when it cannot; `expects` says what it must be, for the error."""
+    app uses, raising ValueError when it cannot; `expects` says what it must be, for the error,
+    which quotes the bad value unless it may hold a password (`quoted=False`)."""
 
     expects: str
     read: Callable[[Any], Any]
+    quoted: bool = True
 
 
 class _FromEnv(str):
@@ -100,21 +102,23 @@ def _read_rate_limit(value):
     return str(value)
 
 
-def _url(*schemes, host=True):
+def _url(*schemes, quoted=True):
     def read(value):
         parts = urlsplit(str(value).strip())
-        if parts.scheme not in schemes or (host and parts.scheme != "unix" and not parts.hostname):
+        if parts.scheme not in schemes or (parts.scheme != "unix" and not parts.hostname):
             raise ValueError(value)
         return str(value).strip()
 
-    return Kind(f"a URL ({' or '.join(f'{scheme}://…' for scheme in schemes)})", read)
+    return Kind(f"a URL ({' or '.join(f'{scheme}://…' for scheme in schemes)})", read, quoted)
 
 
 def _read_database_url(value):
+    """Checked by SQLAlchemy's parser, kept as given (the parsed URL's text hides the password)."""
     try:
-        return str(make_url(str(value).strip()))
+        make_url(str(value).strip())
     except ArgumentError:
         raise ValueError(value) from None
+    return str(value).strip()
 
 
 def _read_address(value):
@@ -131,8 +135,10 @@ SECONDS_OR_ZERO = _seconds(zero=True)
 BOOLEAN = Kind(f"one of {', '.join(_TRUE + _FALSE)}", _read_boolean)
 RATE_LIMIT = Kind("one rate limit such as '30 per hour' or '10/day'", _read_rate_limit)
 WEB_URL = _url("https", "http")
-REDIS_URL = _url("redis", "rediss", "unix")
-DATABASE_URL = Kind("an SQLAlchemy URL such as postgresql+psycopg://user:pass@host/beyou", _read_database_url)
+REDIS_URL = _url("redis", "rediss", "unix", quoted=False)
+DATABASE_URL = Kind(
+    "an SQLAlchemy URL such as postgresql+psycopg://user:pass@host/beyou", _read_database_url, quoted=False
+)
 ADDRESS = Kind("a mail address such as 'Beyou <no-reply@example.com>'", _read_address)
 
 
@@ -289,6 +295,7 @@ def read_settings(config):
         try:
             config[key] = kind.read(value)
         except (ValueError, TypeError):
-            problems.append(f"{VARIABLES[key]} must be {kind.expects}, not {str(value)!r}")
+            given = repr(str(value)) if kind.quoted else "what it is (not shown: it may hold a password)"
+            problems.append(f"{VARIABLES[key]} must be {kind.expects}, not {given}")
     if problems:
         raise ConfigError("; ".join(dict.fromkeys(problems)))

@@ -5,11 +5,11 @@ the notebook AI, which want one validated pydantic object) asks for it here inst
 into `app.extensions`. The door names itself, so its calls are counted under its own label
 (`beyou_llm_door_calls_total{door,outcome}`) beside the chain's per-link metrics, and it may carry
 its own per-user rate bucket: a structured call spends one from it before any model is asked, and
-gets it back when no model answered (every link failed, the caller's deadline passed first, or no
-link is configured): a provider's outage is not billed to the user. An answer that came but could
-not be read (`AnswerUnreadable`, after its one repair) keeps its unit: models were asked and
-answered. The agent's door has none here — its budget is per turn, spent when a turn is claimed
-(app/assistant/turn_budget.py), not per model round.
+gets it back when it ends with no link answering (every link failed before an answer, the caller's
+deadline passed first, or no link is configured): a provider's outage is not billed to the user.
+A call that ends with answers that could not be read (`AnswerUnreadable`, after its one repair)
+keeps its unit: models were asked and answered. The agent's door has none here — its budget is
+per turn, spent when a turn is claimed (app/assistant/turn_budget.py), not per model round.
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ class Model:
 
 
 def _nobody_answered(failure: LLMError) -> bool:
-    """Whether a structured call failed before any model gave an answer (an outage, a deadline,
-    no link at all), rather than with answers that could not be read."""
+    """Whether a structured call ended with no link answering (an outage, a deadline, no link at
+    all), rather than with answers that could not be read."""
     return isinstance(failure, ChainExhausted | LLMNotConfigured) and not isinstance(failure, AnswerUnreadable)
 
 

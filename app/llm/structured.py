@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -23,7 +24,6 @@ Schema = TypeVar("Schema", bound=BaseModel)
 # Reasoning some OpenAI-compatible servers (Ollama, vLLM with a reasoning model) leave in the
 # content before the answer.
 _THINKING = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
-_DECODER = json.JSONDecoder()
 
 
 class Unreadable(ValueError):
@@ -68,41 +68,43 @@ def the_object(text: str) -> dict:
         if isinstance(whole, dict):
             return whole
         raise Unreadable(f"the answer is a JSON {type(whole).__name__}, not an object")
-    found = _objects_in(body)
+    found = []
+    for start, end in _top_level_braces(body):
+        if end is None:
+            raise Unreadable("the answer was cut off inside its JSON object", cut=True)
+        try:
+            found.append(json.loads(body[start:end]))
+        except ValueError:
+            continue  # braces in prose ("{name}"), or an object broken inside: none of its parts is the answer
     if len(found) == 1:
         return found[0]
     if found:
         raise Unreadable(f"the answer holds {len(found)} JSON objects; which one is meant would be a guess")
-    if _cut_short(body):
-        raise Unreadable("the answer was cut off inside its JSON object", cut=True)
     raise Unreadable("the answer holds no JSON object")
 
 
-def _objects_in(text: str) -> list[dict]:
-    """Every complete top-level JSON object in `text`, left to right (one inside another is part
-    of it, not another object)."""
-    found: list[dict] = []
-    at = text.find("{")
-    while at >= 0:
-        try:
-            value, end = _DECODER.raw_decode(text, at)
-        except ValueError:
-            at = text.find("{", at + 1)
-            continue
-        found.append(value)
-        at = text.find("{", end)
-    return found
-
-
-def _cut_short(text: str) -> bool:
-    """Whether an object starts in `text` that is valid JSON cut short: the decoder ran out of
-    text (an unterminated string runs to the end too), not into an error."""
-    at = text.find("{")
-    while at >= 0:
-        try:
-            _DECODER.raw_decode(text, at)
-        except json.JSONDecodeError as error:
-            if error.pos >= len(text) or error.msg.startswith("Unterminated string"):
-                return True
-        at = text.find("{", at + 1)
-    return False
+def _top_level_braces(text: str) -> Iterator[tuple[int, int | None]]:
+    """(start, end) of each outermost `{...}` of `text`, braces inside JSON strings not counted;
+    the last one's end is None when the text ends before it closes (a cut answer). An object
+    inside another is part of it, never a candidate of its own."""
+    depth, start, in_string, escaped = 0, 0, False, False
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"' and depth:
+            in_string = True
+        elif char == "{":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                yield start, index + 1
+    if depth:
+        yield start, None

@@ -136,8 +136,9 @@ def test_what_can_be_read_without_guessing_is_read_at_the_first_answer(fake, mak
         '{"name": "Read", "importance": 4.5}',
         '["Read", 4]',
         "",
+        '{"why": "books", "habit": {"name": "Read", "importance": 4}, because you like them}',
     ],
-    ids=["two-objects", "word-for-a-number", "fraction-for-an-int", "an-array", "empty"],
+    ids=["two-objects", "word-for-a-number", "fraction-for-an-int", "an-array", "empty", "readable-inside-broken"],
 )
 def test_what_would_be_a_guess_is_asked_again_once_then_refused(fake, make_chain, answer):
     fake.script("mistral", Reply.says(answer), Reply.says(answer))
@@ -159,6 +160,13 @@ def test_an_answer_cut_at_the_token_limit_is_asked_again_once_for_a_shorter_one(
     system = json.dumps(second.body)  # the system prompt, in either protocol
     assert JSON_CUT_WARNING in system and JSON_CUT_WARNING not in json.dumps(first.body)
     assert CUT not in system  # the cut answer is not sent back: the prompt does not grow
+
+
+def test_a_cut_answer_is_not_read_from_an_object_complete_inside_it(fake, make_chain):
+    cut = '{"habits": [{"name": "Read", "importance": 4}, {"name": "Run", "impor'
+    fake.script("mistral", Reply.says(cut, finish_reason="length"), Reply.says('{"name": "Walk", "importance": 2}'))
+    assert make_chain("mistral").structured(ask(), HabitSuggestion).name == "Walk"
+    assert JSON_CUT_WARNING in fake.requests("mistral")[1].body["messages"][0]["content"]
 
 
 def test_a_cut_inside_a_fence_is_a_cut_too(fake, make_chain):

@@ -42,7 +42,14 @@ def test_a_bad_value_stops_the_boot_naming_the_variable_and_what_it_expects(sett
     with pytest.raises(config.ConfigError) as refused:
         create_app("test", **{setting: value})
     message = str(refused.value)
-    assert message.startswith(f"{variable} must be ") and expects in message and repr(value) in message
+    assert message.startswith(f"{variable} must be ") and expects in message
+    assert (repr(value) in message) is (variable not in ("BEYOU_DATABASE_URL", "BEYOU_REDIS_URL"))
+
+
+def test_a_bad_url_that_may_hold_a_password_is_not_repeated_in_the_log():
+    with pytest.raises(config.ConfigError) as refused:
+        create_app("test", REDIS_URL="redis//:s3cret@cache:6379/0", SQLALCHEMY_DATABASE_URI="pg://u:s3cret@db b")
+    assert "s3cret" not in str(refused.value) and "not shown: it may hold a password" in str(refused.value)
 
 
 def test_every_bad_value_is_named_at_once():
@@ -64,6 +71,11 @@ def test_the_defaults_boot_and_are_read_as_their_kinds():
     assert settings["SMTP_STARTTLS"] is True and settings["REDIS_URL"] is None
     assert (settings["AGENT_HEARTBEAT_SECONDS"], settings["BRIEFING_WAIT_SECONDS"]) == (15.0, 8.0)
     assert settings["AGENT_RATE_LIMIT"] == "30 per hour" and type(settings["AGENT_RATE_LIMIT"]) is str
+
+
+def test_a_database_url_is_kept_as_given_password_and_all():
+    url = "postgresql+psycopg://beyou:s3cret@db.example:5432/beyou"
+    assert create_app("test", SQLALCHEMY_DATABASE_URI=url).config["SQLALCHEMY_DATABASE_URI"] == url
 
 
 def test_values_a_test_gives_are_read_too_so_limits_can_still_be_set_per_app():

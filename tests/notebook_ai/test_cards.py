@@ -328,3 +328,28 @@ def test_drafts_are_made_over_the_gemini_protocol_too(make_agent_app, fake):
         made = studio.draft_cards(ana, a_page(ana).id)
         assert [draft.passage["number"] for draft in made] == [1, 3] and len(fake.requests("gemini")) == 1
         db.session.remove()
+
+
+# Answers as real models send them (the shapes and their sources: tests/chain/test_structured.py)
+
+
+def test_generate_study_cards_reads_a_fenced_answer_with_prose_strings_for_numbers_and_extra_fields(ana, fake):
+    a_page(ana)
+    sent = {**CARDS, "supported": "true", "language": "en"}
+    sent["cards"] = [{**card, "passage": str(card["passage"]), "difficulty": "easy"} for card in CARDS["cards"]]
+    fake.script("mistral", Reply.says(f"Here are your flashcards:\n\n```json\n{json.dumps(sent, indent=2)}\n```\n"))
+    outcome = tool_calls.run(registry.ToolContext(user=ana, chat=None, page="/notebook"), "generateStudyCards",
+                             {"page": "Cells"})  # fmt: skip
+    assert outcome.error_key is None and outcome.result["awaiting"] == 2
+    assert len(fake.requests("mistral")) == 1
+
+
+def test_generate_study_cards_asks_again_once_for_an_answer_cut_at_the_token_limit(ana, fake):
+    a_page(ana)
+    whole = json.dumps(CARDS)
+    fake.script("mistral", Reply.says(whole[: len(whole) // 2], finish_reason="length"), says(CARDS))
+    outcome = tool_calls.run(registry.ToolContext(user=ana, chat=None, page="/notebook"), "generateStudyCards",
+                             {"page": "Cells"})  # fmt: skip
+    assert outcome.error_key is None and outcome.result["awaiting"] == 2
+    _cut, again = fake.requests("mistral")
+    assert "cut off at the length limit" in body_of(again)

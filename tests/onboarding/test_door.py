@@ -109,6 +109,16 @@ def test_answers_that_could_not_be_read_keep_their_unit(make_agent_app, fake):
     assert wizard.suggest("categories", "my body").status_code == 429
 
 
+def test_an_answer_in_a_fence_after_a_sentence_with_fields_of_its_own_is_read(agent_app, fake):
+    """As OpenAI-compatible models send JSON (tests/chain/test_structured.py has the sources)."""
+    wizard = a_wizard(agent_app)
+    sent = {"categories": [{"name": "Health", "icon": "heart", "why": "you said body"}], "note": "two areas"}
+    fake.script("mistral", Reply.says(f"Sure! Here are two categories:\n```json\n{json.dumps(sent)}\n```"))
+    page = wizard.suggest("categories", "my body")
+    assert page.status_code == 200 and "Health" in page.get_data(as_text=True)
+    assert len(fake.requests("mistral")) == 1
+
+
 def test_kept_suggestions_become_rows_with_the_person_s_edits_and_the_wizard_moves_on(agent_app, fake):
     wizard = a_wizard(agent_app)
     fake.script("mistral", says({"categories": [*CATEGORIES["categories"], {"name": "Chores"}]}))
