@@ -69,8 +69,10 @@ def _follow(app, user_id, turn_id, after, slot, client):
 
     A silent beat costs no database read while this process runs the turn: its runner ends it
     with a `done` or `failed` in the log, whatever happens. Otherwise (run by another worker, or
-    by none any more) the database is asked at the first silent beat, then at most every third
-    of a lease — the time it takes a dead runner's lease to lapse is what it waits for.
+    by none any more) the database is asked once before the first wait — a turn that has ended
+    answers at once, not a heartbeat later — then at most every third of a lease at a silent
+    beat: the time it takes a dead runner's lease to lapse is what it waits for. A Redis that is
+    away makes beats silent (the log's `read` waits it out), never ends the stream.
     """
     turn_log = app.extensions["turn_log"]
     slots = app.extensions["stream_slots"]
@@ -80,6 +82,13 @@ def _follow(app, user_id, turn_id, after, slot, client):
     next_look = next_renewal = time.monotonic()
     try:
         yield ": connected\n\n"
+        if not runner.RUNNING.runs(turn_id):  # a turn that ended (or lost its runner) is told at once
+            next_look = time.monotonic() + look_every
+            with app.app_context():
+                replay = _replay_if_finished(turn_id)
+            if replay:
+                yield replay
+                return
         while True:
             events = turn_log.read(turn_id, after, wait=heartbeat)
             if not events:

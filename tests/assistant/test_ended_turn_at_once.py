@@ -1,0 +1,54 @@
+"""A fresh watcher of a turn that has ended, or whose worker was killed, hears the ending at once
+(issue #33, item 3): the database is asked once before the first wait, not at the first silent
+beat. At the production heartbeat, so that a heartbeat's wait would show."""
+
+import time
+
+from app.assistant import services as assistant
+from app.extensions import db
+from tests.assistant.conftest import AgentClient, make_user
+from tests.assistant.test_durability import claimed_turn, lease_lapses
+
+PRODUCTION_HEARTBEAT = 15
+AT_ONCE = 5  # seconds: far below the heartbeat, far above a primary-key read on a loaded machine
+
+
+def first_frames(ana, turn_id):
+    """The stream's first two frames and how long they took, as a fresh page opens it (no Last-Event-ID)."""
+    started = time.monotonic()
+    response = ana.http.get(f"/ai/agent/turns/{turn_id}/stream", buffered=False)
+    try:
+        frames = iter(response.response)
+        connected, second = next(frames), next(frames)
+    finally:
+        response.close()
+    return connected, second, time.monotonic() - started
+
+
+def test_a_fresh_watcher_of_a_turn_whose_worker_was_killed_hears_it_ended_at_once(make_agent_app, fake):
+    app = make_agent_app(AGENT_HEARTBEAT_SECONDS=PRODUCTION_HEARTBEAT)
+    make_user(app)
+    ana = AgentClient(app)
+    turn_id = claimed_turn(app, ana, "plan my week")  # RUNNING, its runner nowhere: a killed worker's
+    lease_lapses(app, turn_id)
+
+    connected, ending, took = first_frames(ana, turn_id)
+    assert connected.startswith(b": connected")
+    assert ending.startswith(b"event: failed") and b'data-error="TURN_INTERRUPTED"' in ending  # not a ": ping"
+    assert took < AT_ONCE
+
+
+def test_a_fresh_watcher_of_a_turn_the_sweep_ended_hears_the_ending_at_once(make_agent_app, fake):
+    app = make_agent_app(AGENT_HEARTBEAT_SECONDS=PRODUCTION_HEARTBEAT)
+    make_user(app)
+    ana = AgentClient(app)
+    turn_id = claimed_turn(app, ana, "plan my week")
+    lease_lapses(app, turn_id)
+    with app.app_context():
+        assert assistant.end_abandoned_turns() == 1
+        db.session.remove()
+
+    connected, ending, took = first_frames(ana, turn_id)
+    assert connected.startswith(b": connected")
+    assert ending.startswith(b"event: failed") and b'data-error="TURN_INTERRUPTED"' in ending
+    assert took < AT_ONCE
