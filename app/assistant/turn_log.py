@@ -19,6 +19,9 @@ from app import daemons
 log = logging.getLogger("beyou.agent")
 
 KEEP_SECONDS = 15 * 60
+# With Redis, a worker's own copy of a turn it ran, after the turn ended: its watchers' last
+# reads. Later ones read Redis, or the database (the record) when Redis lost it.
+HERE_KEEP_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,12 @@ class MemoryTurnLog:
     """One lock for the log, one condition per turn: an event wakes that turn's watchers only
     (a thousand turns streaming would otherwise wake every watcher on every token)."""
 
-    def __init__(self):
+    def __init__(self, keep_seconds=KEEP_SECONDS):
+        self.keep_seconds = keep_seconds
         self._lock = threading.Lock()
         self._events = defaultdict(list)
         self._changed = {}  # turn id -> (the Condition its watchers wait on, how many wait)
-        self._expiry = deque()  # (when, turn id) in the order the turns ended: KEEP_SECONDS is one for all
+        self._expiry = deque()  # (when, turn id) in the order the turns ended: keep_seconds is one for all
 
     def begin(self, turn_id):
         """A turn about to run: from now on the log holds it (its watchers wait here for its first event)."""
@@ -53,10 +57,10 @@ class MemoryTurnLog:
         with self._lock:
             return str(turn_id) in self._events
 
-    def events(self, turn_id):
-        """Every event of the turn so far (a copy)."""
+    def events(self, turn_id, after=0):
+        """The turn's events after id `after`, without waiting (a copy)."""
         with self._lock:
-            return list(self._events.get(str(turn_id), ()))
+            return self._events.get(str(turn_id), [])[after:]
 
     def send(self, turn_id, name, data):
         with self._lock:
@@ -65,7 +69,7 @@ class MemoryTurnLog:
             events.append(event)
             if event.terminal:
                 self._forget_expired()
-                self._expiry.append((time.monotonic() + KEEP_SECONDS, str(turn_id)))
+                self._expiry.append((time.monotonic() + self.keep_seconds, str(turn_id)))
             if str(turn_id) in self._changed:
                 self._changed[str(turn_id)][0].notify_all()
         return event
@@ -100,9 +104,9 @@ class MemoryTurnLog:
 class RedisTurnLog:
     """The log in Redis streams, filled from this process's copy and followed with `XREAD BLOCK`.
 
-    The turns this process runs keep their events here, in memory (a `MemoryTurnLog`): the
-    runner's `send` only appends to it, and one flusher thread copies what is new into Redis. So
-    a Redis that restarts or stays away for a while never stops a turn or loses a word: the
+    The turns this process runs keep their events here, in memory (a `MemoryTurnLog`, until a
+    minute after they end): the runner's `send` only appends to it, and one flusher thread
+    copies what is new into Redis. So a Redis that restarts or stays away for a while never stops a turn or loses a word: the
     runner goes on, the watchers in this process read the copy here, and when Redis answers
     again the flusher catches its streams up — from the first event when Redis came back empty.
     Event ids are numbered here, by the turn's only runner, so a rebuilt stream has the ids the
@@ -138,7 +142,7 @@ class RedisTurnLog:
         self._append = self._redis.register_script(self._APPEND)
         self._prefix = prefix
         self._block_slice = None
-        self._here = MemoryTurnLog()  # the turns this process runs
+        self._here = MemoryTurnLog(HERE_KEEP_SECONDS)  # the turns this process runs
         self._lock = threading.Lock()
         self._dirty = threading.Condition(self._lock)
         self._unflushed = set()  # turn ids with events Redis may not hold yet
@@ -184,11 +188,6 @@ class RedisTurnLog:
             if events or time.monotonic() >= deadline:
                 return events
 
-    def flushed(self, turn_id):
-        """Whether Redis holds every event this process has sent for the turn."""
-        with self._lock:
-            return str(turn_id) not in self._unflushed
-
     def _longest_block(self):
         """Half the client's socket timeout (read from a connection: the defaults live there)."""
         if self._block_slice is None:
@@ -224,20 +223,23 @@ class RedisTurnLog:
                 time.sleep(self.RETRY_SECONDS[-1])
 
     def _flush(self, turn_id):
-        events = self._here.events(turn_id)
         key = self._prefix + turn_id
         flushed = self._flushed.get(turn_id, 0)
-        while flushed < len(events):
-            batch = events[flushed : flushed + self.BATCH]
+        ended = False
+        while pending := self._here.events(turn_id, after=flushed):
+            batch = pending[: self.BATCH]
             ttl = KEEP_SECONDS if batch[-1].terminal else 2 * KEEP_SECONDS
             fields = [item for e in batch for item in (f"{e.id}-0", json.dumps([e.name, e.data]))]
             have = self._append(keys=[key], args=[flushed, ttl, *fields])
-            flushed = flushed + len(batch) if have == -1 else min(have, len(events))
+            if have == -1:
+                flushed, ended = flushed + len(batch), batch[-1].terminal
+            else:  # Redis lost some (a restart) or kept a batch whose answer was lost: go on from there
+                flushed = min(have, flushed + len(pending))
             self._flushed[turn_id] = flushed
         with self._lock:
-            if len(self._here.events(turn_id)) == flushed:  # nothing new came meanwhile
+            if not self._here.events(turn_id, after=flushed):  # nothing new came meanwhile
                 self._unflushed.discard(turn_id)
-                if events and events[-1].terminal:
+                if ended:
                     self._flushed.pop(turn_id, None)  # ended: the database is its record from here
 
 

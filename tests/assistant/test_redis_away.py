@@ -16,6 +16,7 @@ from app.assistant.models.chats import ChatMessage
 from app.extensions import RedisOrHere, db
 from tests.assistant.conftest import AgentClient, make_user, wait_for_turn
 from tests.assistant.own_redis import own_redis  # noqa: F401 - the fixture
+from tests.conftest import sign_in
 from tests.fakes import Reply
 
 WORDS = [f"word{n} " for n in range(1, 42)]  # 41 words, as in the issue
@@ -143,9 +144,8 @@ def test_a_redis_away_for_the_whole_turn_ends_it_whole_and_the_app_recovers_when
     assert_whole(ana.stream(again))
     counted = own_redis.client()
     assert counted.keys("*agent-turns*")  # the budget counts in Redis again
-    log = here.extensions["turn_log"]
-    assert _eventually(lambda: log.flushed(again) and log.flushed(turn_id))
-    assert counted.xlen(f"beyou:turn:{again}") == len(WORDS) + 1  # the log is relayed again
+    for turn in (turn_id, again):  # the turn log is relayed again, the outage's turn too
+        assert _eventually(lambda turn=turn: counted.xlen(f"beyou:turn:{turn}") == len(WORDS) + 1)
 
 
 def _eventually(check, within=10):
@@ -155,3 +155,31 @@ def _eventually(check, within=10):
             return True
         time.sleep(0.05)
     return False
+
+
+def test_while_redis_is_away_every_limit_still_holds_in_the_process(own_redis, make_agent_app, fake):  # noqa: F811
+    """Not fail-closed (signing in and chatting go on) and not fail-open (wrong passwords are
+    still counted, the hour's budget and the two-stream cap still refuse): each worker counts."""
+    app = redis_app(make_agent_app, own_redis, AGENT_RATE_LIMIT="3 per hour", LOGIN_LOCKOUT_ATTEMPTS=2)
+    make_user(app)
+    make_user(app, email="bruno@example.com", name="Bruno")
+    own_redis.stop()
+
+    guesser = app.test_client()
+    for _ in range(2):
+        assert sign_in(guesser, email="bruno@example.com", password="a guess").status_code == 422  # refused, not a 500
+    locked = sign_in(guesser, email="bruno@example.com")  # the right password, too late
+    assert locked.status_code < 500 and "paused" in locked.get_data(as_text=True)
+
+    ana = AgentClient(app)  # signs in: the lockout of another email is not hers
+    fake.script("mistral", Reply.says("a", " b", pace=0.5), Reply.says("c", " d", pace=0.5))
+    turns = [ana.send_ok(ana.new_chat(), f"message {n}") for n in range(4)]
+    streams = [ana.open_stream(turn) for turn in turns[:2]]
+    for stream in streams:
+        stream.until("token")
+    (refused,) = ana.stream(turns[2])  # a third live answer on this worker
+    assert 'data-error="TOO_MANY_STREAMS"' in refused["data"]
+    for stream in streams:
+        assert stream.rest()[-1]["name"] == "done"
+    assert ana.stream(turns[3])[-1]["name"] == "done"  # the third message of the hour
+    assert ana.send(ana.new_chat(), "a fourth").status_code == 429
