@@ -106,9 +106,10 @@ class RedisTurnLog:
 
     The turns this process runs keep their events here, in memory (a `MemoryTurnLog`, until a
     minute after they end): the runner's `send` only appends to it, and one flusher thread
-    copies what is new into Redis. So a Redis that restarts or stays away for a while never stops a turn or loses a word: the
-    runner goes on, the watchers in this process read the copy here, and when Redis answers
-    again the flusher catches its streams up — from the first event when Redis came back empty.
+    copies what is new into Redis. So a Redis that restarts or stays away for a while never
+    stops a turn or loses a word: the runner goes on, the watchers in this process read the copy
+    here, and when Redis answers again the flusher catches its streams up — from the first event
+    when Redis came back empty.
     Event ids are numbered here, by the turn's only runner, so a rebuilt stream has the ids the
     watchers already know, and `Last-Event-ID` resumes with nothing missing and nothing twice.
 
