@@ -9,12 +9,14 @@ relay has rebuilt the stream, and the rate limits and stream slots count in the 
 
 import threading
 import time
+import uuid
 from html import unescape
 
 from app.assistant import stream_slots
 from app.assistant.models.chats import ChatMessage
+from app.assistant.turn_log import RedisTurnLog
 from app.extensions import RedisOrHere, db
-from tests.assistant.conftest import AgentClient, make_user, wait_for_turn
+from tests.assistant.conftest import AgentClient, LiveStream, make_user, wait_for_turn
 from tests.assistant.own_redis import own_redis  # noqa: F401 - the fixture
 from tests.conftest import sign_in
 from tests.fakes import Reply
@@ -64,7 +66,8 @@ def test_a_redis_restart_mid_answer_loses_no_word_and_no_turn(own_redis, make_ag
     there = redis_app(make_agent_app, own_redis)  # another worker: its log is Redis alone
     make_user(here)
     ana, ana_elsewhere = AgentClient(here), AgentClient(there)
-    fake.script("mistral", Reply.says(*WORDS, pace=0.08))
+    # Two seconds of words, then a pause in which Redis comes back: the turn is still running.
+    fake.script("mistral", Reply.says(*WORDS, pace=0.08, stall_after=30, stall_for=3))
     turn_id = ana.send_ok(ana.new_chat(), "tell me forty-one words")
     local = ana.open_stream(turn_id)  # claims the turn: it runs here
     local.until("token")
@@ -72,7 +75,7 @@ def test_a_redis_restart_mid_answer_loses_no_word_and_no_turn(own_redis, make_ag
     remote.start()
 
     own_redis.stop()
-    while len(local.events) < 30:  # two seconds of words the runner sends while Redis is away
+    while len(local.events) < 30:  # the words the runner sends while Redis is away
         local.until("token")
     own_redis.start()  # empty: the relay rebuilds the turn's stream from its first event
 
@@ -91,20 +94,26 @@ def test_a_watcher_that_comes_back_from_its_last_id_gets_nothing_twice_after_a_r
     here, there = redis_app(make_agent_app, own_redis), redis_app(make_agent_app, own_redis)
     make_user(here)
     ana, ana_elsewhere = AgentClient(here), AgentClient(there)
-    fake.script("mistral", Reply.says(*WORDS, pace=0.05))
+    fake.script("mistral", Reply.says(*WORDS, pace=0.05, stall_after=25, stall_for=3))
     turn_id = ana.send_ok(ana.new_chat(), "tell me forty-one words")
     local = ana.open_stream(turn_id)
     while len(local.events) < 10:
         local.until("token")
     own_redis.stop()
+    # The browser lost its connection after event 10 and comes back through another worker,
+    # whose log is Redis alone, while Redis is away.
+    url = f"/ai/agent/turns/{turn_id}/stream"
+    back = LiveStream(ana_elsewhere.http.get(url, headers={"Last-Event-ID": "10"}, buffered=False))
+    resumed = Watcher(back, first_word=False)
+    resumed.start()
     while len(local.events) < 25:
         local.until("token")
     own_redis.start()
-    # The browser lost its connection at event 10 and comes back through another worker.
-    events = ana_elsewhere.stream(turn_id, last_event_id=10)
+
+    events = resumed.events()
     assert [e["id"] for e in events] == list(range(11, len(WORDS) + 2))
-    assert_whole(local.events[:10] + events)
     local.rest()
+    assert_whole(local.events[:10] + events)
 
 
 def test_a_redis_away_for_the_whole_turn_ends_it_whole_and_the_app_recovers_when_it_returns(
@@ -183,3 +192,26 @@ def test_while_redis_is_away_every_limit_still_holds_in_the_process(own_redis, m
         assert stream.rest()[-1]["name"] == "done"
     assert ana.stream(turns[3])[-1]["name"] == "done"  # the third message of the hour
     assert ana.send(ana.new_chat(), "a fourth").status_code == 429
+
+
+def test_a_turn_log_that_redis_lost_is_rebuilt_with_the_ids_its_watchers_know(own_redis):  # noqa: F811
+    prefix = f"beyou:test:{uuid.uuid4().hex}:"
+    runner_side, elsewhere = RedisTurnLog(own_redis.url, prefix), RedisTurnLog(own_redis.url, prefix)
+    runner_side.begin("turn")
+    runner_side.send("turn", "token", "one")
+    assert [e.id for e in elsewhere.read("turn", 0, wait=10)] == [1]
+
+    own_redis.stop()
+    for word in ("two", "three"):
+        runner_side.send("turn", "token", word)  # never raises, never waits on Redis
+    runner_side.send("turn", "done", "the end")
+    assert elsewhere.read("turn", 1, wait=0.3) == []  # away: a silent wait, not an error
+    assert [e.data for e in runner_side.read("turn", 1, wait=0)] == ["two", "three", "the end"]
+    own_redis.start()  # empty
+
+    followed, after, give_up = [], 1, time.monotonic() + 30
+    while (not followed or not followed[-1].terminal) and time.monotonic() < give_up:
+        followed += elsewhere.read("turn", after, wait=10)
+        after = followed[-1].id if followed else after
+    assert [(e.id, e.data) for e in followed] == [(2, "two"), (3, "three"), (4, "the end")]
+    assert [e.id for e in elsewhere.read("turn", 0, wait=1)] == [1, 2, 3, 4]
