@@ -52,3 +52,23 @@ def test_a_fresh_watcher_of_a_turn_the_sweep_ended_hears_the_ending_at_once(make
     assert connected.startswith(b": connected")
     assert ending.startswith(b"event: failed") and b'data-error="TURN_INTERRUPTED"' in ending
     assert took < AT_ONCE
+
+
+def test_a_watcher_hears_what_the_dead_worker_had_said_and_then_the_ending_at_once(make_agent_app, fake):
+    app = make_agent_app(AGENT_HEARTBEAT_SECONDS=PRODUCTION_HEARTBEAT)
+    make_user(app)
+    ana = AgentClient(app)
+    turn_id = claimed_turn(app, ana, "plan my week")
+    app.extensions["turn_log"].send(turn_id, "token", "Half a")  # said before its worker was killed
+    lease_lapses(app, turn_id)
+
+    started = time.monotonic()
+    response = ana.http.get(f"/ai/agent/turns/{turn_id}/stream", buffered=False)
+    try:
+        frames = [frame for _, frame in zip(range(3), response.response, strict=False)]
+    finally:
+        response.close()
+    assert frames[0].startswith(b": connected")
+    assert frames[1].startswith(b"id: 1\nevent: token")
+    assert frames[2].startswith(b"event: failed") and b'data-error="TURN_INTERRUPTED"' in frames[2]
+    assert time.monotonic() - started < AT_ONCE
