@@ -212,16 +212,26 @@ class RedisTurnLog:
                 turns = list(self._unflushed)
             try:
                 for turn_id in turns:
-                    self._flush(turn_id)
+                    self._flush_or_drop(turn_id)
                 self._away.over()
                 failures = 0
             except self._errors:
                 self._away.began()
                 time.sleep(self.RETRY_SECONDS[min(failures, len(self.RETRY_SECONDS) - 1)])
                 failures += 1
-            except Exception:  # never let the flusher die: the turns here still read their copy
-                log.exception("turn log: a flush failed")
-                time.sleep(self.RETRY_SECONDS[-1])
+
+    def _flush_or_drop(self, turn_id):
+        """Flush one turn; one that fails for another reason than Redis is dropped from the relay
+        (its watchers here still read the copy here; elsewhere, the database ends it)."""
+        try:
+            self._flush(turn_id)
+        except self._errors:
+            raise
+        except Exception:
+            log.exception("turn %s: its events could not be relayed to Redis", turn_id)
+            with self._lock:
+                self._unflushed.discard(turn_id)
+                self._flushed.pop(turn_id, None)
 
     def _flush(self, turn_id):
         key = self._prefix + turn_id
