@@ -200,6 +200,9 @@ class Config:
     RATELIMIT_STORAGE_URI = REDIS_URL or "memory://"
     RATELIMIT_HEADERS_ENABLED = True
     RATELIMIT_STRATEGY = "fixed-window"  # cheap per request; the login lockout keeps its own moving window
+    # A Redis that does not answer fails a count within 2 s; counts are then kept per process
+    # (extensions.RedisOrHere; README, "When Redis is away").
+    RATELIMIT_STORAGE_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 2}
 
     # The assistant
     AGENT_TURN_SECONDS = _env("BEYOU_AGENT_TURN_SECONDS", "180", COUNT)

@@ -1,19 +1,22 @@
 """Flask extensions, created unbound and attached in create_app()."""
 
 import contextlib
+import logging
 import socket
 import sqlite3
 import threading
 import time
 
+import flask_limiter
 from flask_babel import Babel
-from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sock import Sock
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
+from limits.storage import MemoryStorage, MovingWindowSupport, RedisStorage, SlidingWindowCounterSupport, Storage
+from limits.strategies import STRATEGIES
 from sqlalchemy import MetaData, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DisconnectionError
@@ -32,6 +35,106 @@ class Base(DeclarativeBase):
             "pk": "pk_%(table_name)s",
         }
     )
+
+
+log = logging.getLogger("beyou.limits")
+
+
+# Rate limits while Redis is away ---------------------------------------------------------
+
+
+class RedisOrHere(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
+    """The rate limits' Redis storage, counted in this process while Redis does not answer.
+
+    Every limit goes through the one storage — the pages' limits, the sign-in forms' per-IP
+    limit and per-email lockout, the assistant's hourly budget and the doors' buckets — so every
+    one degrades the same way: it keeps counting, per worker process, from zero. None fails
+    closed (a Redis blip would refuse every sign-in and every message) and none fails wide open
+    (a sign-in form would take unlimited guesses): a worker still refuses past the limit, so a
+    user gets at most one limit per process while Redis is away. When Redis answers again its
+    counts, kept from before, are the ones that hold. After a failed call Redis is asked again
+    only AWAY_SECONDS later, so an outage costs one failed call per process and pause, not one
+    per request.
+
+    Not Flask-Limiter's own RATELIMIT_IN_MEMORY_FALLBACK_ENABLED: it switches storage only
+    when a request's decorated limit fails (flask_limiter/_extension.py, `_check_request_limit`),
+    and the lockout, the budget and the buckets reach the storage directly.
+    """
+
+    STORAGE_SCHEME = None
+    AWAY_SECONDS = 5
+
+    def __init__(self, shared):
+        super().__init__()
+        self.shared = shared
+        self.here = MemoryStorage()
+        self._away_until = 0.0
+
+    @property
+    def base_exceptions(self):
+        return ()  # none leaves: a failing Redis is answered from here
+
+    def _either(self, name, *args):
+        if time.monotonic() >= self._away_until:
+            try:
+                answer = getattr(self.shared, name)(*args)
+            except self.shared.base_exceptions:
+                if not self._away_until:
+                    log.warning("rate limits: Redis is away; counting in this process", exc_info=True)
+                self._away_until = time.monotonic() + self.AWAY_SECONDS
+            else:
+                if self._away_until:
+                    log.warning("rate limits: Redis is back; counting there again")
+                    self._away_until = 0.0
+                return answer
+        return getattr(self.here, name)(*args)
+
+    def incr(self, key, expiry, amount=1):
+        return self._either("incr", key, expiry, amount)
+
+    def get(self, key):
+        return self._either("get", key)
+
+    def get_expiry(self, key):
+        return self._either("get_expiry", key)
+
+    def clear(self, key):
+        self.here.clear(key)
+        return self._either("clear", key)
+
+    def acquire_entry(self, key, limit, expiry, amount=1):
+        return self._either("acquire_entry", key, limit, expiry, amount)
+
+    def get_moving_window(self, key, limit, expiry):
+        return self._either("get_moving_window", key, limit, expiry)
+
+    def acquire_sliding_window_entry(self, key, limit, expiry, amount=1):
+        return self._either("acquire_sliding_window_entry", key, limit, expiry, amount)
+
+    def get_sliding_window(self, key, expiry):
+        return self._either("get_sliding_window", key, expiry)
+
+    def clear_sliding_window(self, key, expiry):
+        self.here.clear_sliding_window(key, expiry)
+        return self._either("clear_sliding_window", key, expiry)
+
+    def check(self):
+        """Whether Redis answers (the counts here always can)."""
+        return self.shared.check()
+
+    def reset(self):
+        self.here.reset()
+        return self._either("reset")
+
+
+class Limiter(flask_limiter.Limiter):
+    """Flask-Limiter whose Redis storage counts in this process while Redis is away (RedisOrHere)."""
+
+    def init_app(self, app):
+        super().init_app(app)
+        if isinstance(self._storage, RedisStorage):
+            self._storage = RedisOrHere(self._storage)
+            self._limiter = STRATEGIES[self._strategy](self._storage)
 
 
 db = SQLAlchemy(model_class=Base)

@@ -14,6 +14,8 @@ whose peer vanished fails the send and leaves.
 In one process the fan-out is in memory. With BEYOU_REDIS_URL every message goes through one
 Redis pub/sub channel that each worker process follows with one listener, which delivers to the
 pages open in that process. Publishing never fails a write: a lost message costs a refresh.
+While Redis is away a write reaches the pages of its own process only; when the listener follows
+the channel again, every page it serves refreshes everything (README, "When Redis is away").
 """
 
 import contextlib
@@ -178,9 +180,17 @@ class RedisChannel:
         self._redis = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
         # Two apps on one Redis with different databases must not hear each other's pages.
         self.name = name.format(database=self._redis.connection_pool.connection_kwargs.get("db", 0))
+        # What a page refreshes after this process lost the channel a while (set by the web
+        # shell, which knows the domains: live.js refreshes the widgets of each one named).
+        self.everything = ()
         self._listener = _Once(self._follow, name="live-listener")
         self._heart = _Once(_beat, self.hub, name="live-heartbeat")
         self.listening = threading.Event()
+        self._closed = threading.Event()
+
+    def close(self):
+        """Stop following the channel (an app that is done: a test's, a script's)."""
+        self._closed.set()
 
     def publish(self, message):
         try:
@@ -198,24 +208,42 @@ class RedisChannel:
         self.listening.wait(timeout=2)
 
     def _follow(self):
+        """Follow the channel for good. Every subscription Redis confirms after the first is a
+        return from an outage (redis-py's own reconnect, or ours after it gave up): whatever was
+        published meanwhile never reached this process, so each page here refreshes everything."""
         failures = 0
-        while True:
-            subscription = self._redis.pubsub(ignore_subscribe_messages=True)
+        followed_before = False
+        while not self._closed.is_set():
+            subscription = self._redis.pubsub()
             try:
                 subscription.subscribe(self.name)
                 self.listening.set()
-                failures = 0
-                while True:
+                while not self._closed.is_set():
                     message = subscription.get_message(timeout=1.0)
-                    if message is not None:
+                    if message is None:
+                        continue
+                    if message["type"] == "subscribe":
+                        failures = 0
+                        if followed_before:
+                            log.warning("live: following Redis again; every page here refreshes")
+                            self._refresh_everything()
+                        followed_before = True
+                    elif message["type"] == "message":
                         self._deliver(message["data"])
             except Exception:
                 self.listening.clear()
-                log.warning("live: lost Redis; following again shortly", exc_info=True)
+                if not failures:  # once an outage, not at every try
+                    log.warning("live: lost Redis; following again shortly", exc_info=True)
                 time.sleep(self.RETRY_SECONDS[min(failures, len(self.RETRY_SECONDS) - 1)])
                 failures += 1
             finally:
                 _quietly_close(subscription)
+
+    def _refresh_everything(self):
+        text = json.dumps({"domains": sorted(self.everything), "origin": None})
+        for page in self.hub.all_pages():
+            if not _quietly(page.send, text):
+                self.hub.leave(page)
 
     def _deliver(self, data):
         try:

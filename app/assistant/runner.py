@@ -3,6 +3,8 @@ back, until the model answers — then persist, and only then say `done`.
 
 Every event goes through `Turn.send`, which records it in the turn log before any watcher can
 write it to a socket: a dead client never costs the transcript, and a reconnect replays it.
+Sending never waits on Redis (the log keeps this process's copy and relays it), so a Redis that
+restarts or stays away costs the turn nothing.
 The turn runs in the background, so it finishes and is saved even when nobody is watching.
 
 What the turn says and does is also journaled on its answer row as it goes — each tool call
@@ -434,6 +436,7 @@ def start_in_background(turn_id):
     app = current_app._get_current_object()
     run = TurnRun(app, turn_id)
     RUNNING.add(run)  # before its keeper looks: a keeper with no turn to keep stops
+    app.extensions["turn_log"].begin(turn_id)  # its watchers here follow this process's copy, Redis or not
     daemons.start(run.run, f"turn-{turn_id}")
     keep_leases(app)
 

@@ -69,8 +69,10 @@ def _follow(app, user_id, turn_id, after, slot, client):
 
     A silent beat costs no database read while this process runs the turn: its runner ends it
     with a `done` or `failed` in the log, whatever happens. Otherwise (run by another worker, or
-    by none any more) the database is asked at the first silent beat, then at most every third
-    of a lease — the time it takes a dead runner's lease to lapse is what it waits for.
+    by none any more) the database is asked before the first wait — a turn that has ended answers
+    at once, not a heartbeat later — then at most every third of a lease at a silent beat: the
+    time it takes a dead runner's lease to lapse is what it waits for. A Redis that is
+    away makes beats silent (the log's `read` waits it out), never ends the stream.
     """
     turn_log = app.extensions["turn_log"]
     slots = app.extensions["stream_slots"]
@@ -78,10 +80,13 @@ def _follow(app, user_id, turn_id, after, slot, client):
     look_every = app.config["AGENT_LEASE_SECONDS"] / 3
     renew_every = slots.lease_seconds / 3
     next_look = next_renewal = time.monotonic()
+    # Not run here, the turn may have ended already: its backlog is read without waiting, and
+    # the database asked, before the first wait.
+    wait = heartbeat if runner.RUNNING.runs(turn_id) else 0
     try:
         yield ": connected\n\n"
         while True:
-            events = turn_log.read(turn_id, after, wait=heartbeat)
+            events = turn_log.read(turn_id, after, wait=wait)
             if not events:
                 now = time.monotonic()
                 if now >= next_look and not runner.RUNNING.runs(turn_id):
@@ -91,6 +96,9 @@ def _follow(app, user_id, turn_id, after, slot, client):
                     if replay:
                         yield replay
                         return
+                if not wait:
+                    wait = heartbeat
+                    continue
                 if _client_gone(client):
                     return
                 yield ": ping\n\n"

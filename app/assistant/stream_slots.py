@@ -6,9 +6,12 @@ Each watcher holds its own lease, renewed at every heartbeat; a process that die
 releasing its leases frees them when they run out, so the cap cannot drift.
 """
 
+import logging
 import threading
 import time
 import uuid
+
+log = logging.getLogger("beyou.agent")
 
 LEASE_SECONDS = 45
 
@@ -53,9 +56,18 @@ class MemoryStreamSlots:
 
 class RedisStreamSlots:
     """The same leases in a Redis sorted set per user (member `<turn id>:<lease>`, score = expiry),
-    checked and taken atomically."""
+    checked and taken atomically.
+
+    While Redis is away the cap is kept per process (fail open across workers, closed within
+    one): a watcher is never refused, nor its stream cut, because Redis is away, and a user
+    streams at most `cap` turns on each worker meanwhile. Such a lease is marked `here:` and
+    lives in this process's `MemoryStreamSlots`; a lease taken in Redis whose release fails
+    there frees itself when it runs out.
+    """
 
     lease_seconds = LEASE_SECONDS
+    LOCAL = "here:"
+    AWAY_SECONDS = 5  # after a failed call, Redis is asked again only this much later
 
     _ACQUIRE = """
     redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
@@ -83,28 +95,62 @@ class RedisStreamSlots:
         import redis
 
         self.cap = cap
-        self._redis = redis.Redis.from_url(url)
+        # Opening a stream must not wait long on a Redis host that vanished.
+        self._redis = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+        self._errors = redis.RedisError
         self._prefix = prefix
         self._acquire = self._redis.register_script(self._ACQUIRE)
         self._live = self._redis.register_script(self._LIVE)
+        self._here = MemoryStreamSlots(cap)
+        self._away_until = 0.0
 
     def acquire(self, user_id, turn_id):
         now = time.time()
         lease = f"{turn_id}:{uuid.uuid4().hex}"
-        taken = self._acquire(
+        taken = self._shared(
+            self._acquire,
             keys=[self._prefix + str(user_id)],
             args=[now, now + LEASE_SECONDS, self.cap, str(turn_id), lease, LEASE_SECONDS * 2],
         )
+        if taken is _AWAY:
+            here = self._here.acquire(user_id, turn_id)
+            return None if here is None else self.LOCAL + here
         return lease if taken else None
 
     def renew(self, user_id, lease):
-        self._redis.zadd(self._prefix + str(user_id), {lease: time.time() + LEASE_SECONDS}, xx=True)
+        if lease.startswith(self.LOCAL):
+            self._here.renew(user_id, lease.removeprefix(self.LOCAL))
+        else:
+            self._shared(self._redis.zadd, self._prefix + str(user_id), {lease: time.time() + LEASE_SECONDS}, xx=True)
 
     def release(self, user_id, lease):
-        self._redis.zrem(self._prefix + str(user_id), lease)
+        if lease.startswith(self.LOCAL):
+            self._here.release(user_id, lease.removeprefix(self.LOCAL))
+        else:
+            self._shared(self._redis.zrem, self._prefix + str(user_id), lease)
 
     def live(self, user_id):
-        return int(self._live(keys=[self._prefix + str(user_id)], args=[time.time()]))
+        shared = self._shared(self._live, keys=[self._prefix + str(user_id)], args=[time.time()])
+        return self._here.live(user_id) + (0 if shared is _AWAY else int(shared))
+
+    def _shared(self, call, *args, **kwargs):
+        """`call` on Redis, or _AWAY when Redis is away (then not asked again for a few seconds)."""
+        if time.monotonic() < self._away_until:
+            return _AWAY
+        try:
+            answer = call(*args, **kwargs)
+        except self._errors:
+            if not self._away_until:
+                log.warning("stream slots: Redis is away; counting streams per process", exc_info=True)
+            self._away_until = time.monotonic() + self.AWAY_SECONDS
+            return _AWAY
+        if self._away_until:
+            log.warning("stream slots: Redis is back; counting streams across processes again")
+            self._away_until = 0.0
+        return answer
+
+
+_AWAY = object()
 
 
 def stream_slots_for(redis_url, cap=2):

@@ -1,18 +1,27 @@
 """The events of running turns, kept so any watcher can replay and follow them.
 
-`send` appends an event and wakes the followers; `follow` yields events after a given id and
-waits for more. In one process the log lives in memory; with BEYOU_REDIS_URL it lives in a Redis
-stream, so a reconnect that lands on another worker process replays the same events. Logs expire
-a while after their turn ends; a finished turn can always be replayed from the database.
+`send` appends an event and wakes the followers; `read` returns events after a given id and
+waits for more. In one process the log lives in memory; with BEYOU_REDIS_URL it is also copied
+into a Redis stream, so a reconnect that lands on another worker process replays the same events.
+Logs expire a while after their turn ends; a finished turn can always be replayed from the
+database, which is the record (the runner journals to it): Redis is a relay that may be away.
 """
 
 import json
+import logging
 import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
+from app import daemons
+
+log = logging.getLogger("beyou.agent")
+
 KEEP_SECONDS = 15 * 60
+# With Redis, a worker's own copy of a turn it ran, after the turn ended: its watchers' last
+# reads. Later ones read Redis, or the database (the record) when Redis lost it.
+HERE_KEEP_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -32,11 +41,26 @@ class MemoryTurnLog:
     """One lock for the log, one condition per turn: an event wakes that turn's watchers only
     (a thousand turns streaming would otherwise wake every watcher on every token)."""
 
-    def __init__(self):
+    def __init__(self, keep_seconds=KEEP_SECONDS):
+        self.keep_seconds = keep_seconds
         self._lock = threading.Lock()
         self._events = defaultdict(list)
         self._changed = {}  # turn id -> (the Condition its watchers wait on, how many wait)
-        self._expiry = deque()  # (when, turn id) in the order the turns ended: KEEP_SECONDS is one for all
+        self._expiry = deque()  # (when, turn id) in the order the turns ended: keep_seconds is one for all
+
+    def begin(self, turn_id):
+        """A turn about to run: from now on the log holds it (its watchers wait here for its first event)."""
+        with self._lock:
+            self._events.setdefault(str(turn_id), [])
+
+    def holds(self, turn_id):
+        with self._lock:
+            return str(turn_id) in self._events
+
+    def events(self, turn_id, after=0):
+        """The turn's events after id `after`, without waiting (a copy)."""
+        with self._lock:
+            return self._events.get(str(turn_id), [])[after:]
 
     def send(self, turn_id, name, data):
         with self._lock:
@@ -45,7 +69,7 @@ class MemoryTurnLog:
             events.append(event)
             if event.terminal:
                 self._forget_expired()
-                self._expiry.append((time.monotonic() + KEEP_SECONDS, str(turn_id)))
+                self._expiry.append((time.monotonic() + self.keep_seconds, str(turn_id)))
             if str(turn_id) in self._changed:
                 self._changed[str(turn_id)][0].notify_all()
         return event
@@ -78,20 +102,92 @@ class MemoryTurnLog:
 
 
 class RedisTurnLog:
-    """The log in Redis streams, followed with `XREAD BLOCK`.
+    """The log in Redis streams, filled from this process's copy and followed with `XREAD BLOCK`.
+
+    The turns this process runs keep their events here, in memory (a `MemoryTurnLog`, until a
+    minute after they end): the runner's `send` only appends to it, and one flusher thread
+    copies what is new into Redis. So a Redis that restarts or stays away for a while never
+    stops a turn or loses a word: the runner goes on, the watchers in this process read the copy
+    here, and when Redis answers again the flusher catches its streams up — from the first event
+    when Redis came back empty.
+    Event ids are numbered here, by the turn's only runner, so a rebuilt stream has the ids the
+    watchers already know, and `Last-Event-ID` resumes with nothing missing and nothing twice.
 
     A blocked `XREAD` is a read on the client's socket like any other, so it must end before the
     client's socket timeout (redis-py: 5 s) or the watcher dies of a `TimeoutError` in every
     silent stretch. `read` therefore blocks in slices of at most half that timeout, until the
-    caller's wait (the 15 s heartbeat) is over.
+    caller's wait (the 15 s heartbeat) is over. A watcher whose Redis is away waits out its beat
+    and tries again: its stream stays open, and the database answers once the turn has ended.
     """
+
+    # Appends a batch of events after the `ARGV[1]` this process knows the stream holds; any
+    # other length (a Redis that came back empty, or an append whose answer was lost) is
+    # returned instead, and the flusher starts again from there.
+    _APPEND = """
+    local have = redis.call('XLEN', KEYS[1])
+    if have ~= tonumber(ARGV[1]) then return have end
+    for i = 3, #ARGV, 2 do redis.call('XADD', KEYS[1], ARGV[i], 'e', ARGV[i + 1]) end
+    redis.call('EXPIRE', KEYS[1], ARGV[2])
+    return -1
+    """
+    BATCH = 500  # events per append: a stream rebuilt after a restart goes in a few round trips
+    RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0)  # the flusher's pauses while Redis is away
+    AWAY_PAUSE = 0.25  # a watcher's pause between two reads that found Redis away
 
     def __init__(self, url, prefix="beyou:turn:"):
         import redis
 
-        self._redis = redis.Redis.from_url(url)
+        # A Redis host that vanished (not just a stopped server) must fail a connect quickly.
+        self._redis = redis.Redis.from_url(url, socket_connect_timeout=2)
+        self._errors = redis.RedisError
+        self._append = self._redis.register_script(self._APPEND)
         self._prefix = prefix
         self._block_slice = None
+        self._here = MemoryTurnLog(HERE_KEEP_SECONDS)  # the turns this process runs
+        self._lock = threading.Lock()
+        self._dirty = threading.Condition(self._lock)
+        self._unflushed = set()  # turn ids with events Redis may not hold yet
+        self._flushed = {}  # turn id -> how many of its events Redis holds
+        self._flusher_started = False
+        self._away = Away("turn log")
+
+    def begin(self, turn_id):
+        """This process runs the turn: its watchers here read the copy here from now on."""
+        self._here.begin(turn_id)
+
+    def send(self, turn_id, name, data):
+        event = self._here.send(turn_id, name, data)
+        with self._lock:
+            self._unflushed.add(str(turn_id))
+            self._dirty.notify()
+            if not self._flusher_started:
+                self._flusher_started = True
+                daemons.start(self._flush_forever, "turn-log-flusher")
+        return event
+
+    def read(self, turn_id, after, wait):
+        """Events after id `after`; waits up to `wait` seconds for the first one."""
+        if self._here.holds(turn_id):
+            return self._here.read(turn_id, after, wait)
+        key = self._prefix + str(turn_id)
+        deadline = time.monotonic() + wait
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                block = min(remaining, self._longest_block())
+                answer = self._redis.xread({key: f"{after}-0"}, block=max(int(block * 1000), 1))
+                self._away.over()
+            except self._errors:
+                self._away.began()
+                time.sleep(max(min(self.AWAY_PAUSE, deadline - time.monotonic()), 0))
+                answer = None
+            events = [
+                Event(int(entry_id.split(b"-")[0]), *json.loads(fields[b"e"]))
+                for _stream, entries in answer or []
+                for entry_id, fields in entries
+            ]
+            if events or time.monotonic() >= deadline:
+                return events
 
     def _longest_block(self):
         """Half the client's socket timeout (read from a connection: the defaults live there)."""
@@ -105,30 +201,75 @@ class RedisTurnLog:
             self._block_slice = socket_timeout / 2 if socket_timeout else float("inf")
         return self._block_slice
 
-    def send(self, turn_id, name, data):
-        key = self._prefix + str(turn_id)
-        event_id = self._redis.incr(key + ":seq")
-        self._redis.xadd(key, {"id": event_id, "e": json.dumps([name, data])}, id=f"{event_id}-0")
-        ttl = KEEP_SECONDS if name in ("done", "failed") else 2 * KEEP_SECONDS
-        self._redis.expire(key, ttl)
-        self._redis.expire(key + ":seq", ttl)
-        return Event(event_id, name, data)
+    # The flusher: this process's events into Redis, whenever Redis is there ------------------
 
-    def read(self, turn_id, after, wait):
-        """Events after id `after`; waits up to `wait` seconds for the first one."""
-        key = self._prefix + str(turn_id)
-        deadline = time.monotonic() + wait
+    def _flush_forever(self):
+        failures = 0
         while True:
-            remaining = deadline - time.monotonic()
-            block = min(remaining, self._longest_block())
-            answer = self._redis.xread({key: f"{after}-0"}, block=max(int(block * 1000), 1))
-            events = [
-                Event(int(fields[b"id"]), *json.loads(fields[b"e"]))
-                for _stream, entries in answer or []
-                for _id, fields in entries
-            ]
-            if events or time.monotonic() >= deadline:
-                return events
+            with self._lock:
+                while not self._unflushed:
+                    self._dirty.wait()
+                turns = list(self._unflushed)
+            try:
+                for turn_id in turns:
+                    self._flush_or_drop(turn_id)
+                self._away.over()
+                failures = 0
+            except self._errors:
+                self._away.began()
+                time.sleep(self.RETRY_SECONDS[min(failures, len(self.RETRY_SECONDS) - 1)])
+                failures += 1
+
+    def _flush_or_drop(self, turn_id):
+        """Flush one turn; one that fails for another reason than Redis is dropped from the relay
+        (its watchers here still read the copy here; elsewhere, the database ends it)."""
+        try:
+            self._flush(turn_id)
+        except self._errors:
+            raise
+        except Exception:
+            log.exception("turn %s: its events could not be relayed to Redis", turn_id)
+            with self._lock:
+                self._unflushed.discard(turn_id)
+                self._flushed.pop(turn_id, None)
+
+    def _flush(self, turn_id):
+        key = self._prefix + turn_id
+        flushed = self._flushed.get(turn_id, 0)
+        ended = False
+        while pending := self._here.events(turn_id, after=flushed):
+            batch = pending[: self.BATCH]
+            ttl = KEEP_SECONDS if batch[-1].terminal else 2 * KEEP_SECONDS
+            fields = [item for e in batch for item in (f"{e.id}-0", json.dumps([e.name, e.data]))]
+            have = self._append(keys=[key], args=[flushed, ttl, *fields])
+            if have == -1:
+                flushed, ended = flushed + len(batch), batch[-1].terminal
+            else:  # Redis lost some (a restart) or kept a batch whose answer was lost: go on from there
+                flushed = min(have, flushed + len(pending))
+            self._flushed[turn_id] = flushed
+        with self._lock:
+            if not self._here.events(turn_id, after=flushed):  # nothing new came meanwhile
+                self._unflushed.discard(turn_id)
+                if ended:
+                    self._flushed.pop(turn_id, None)  # ended: the database is its record from here
+
+
+class Away:
+    """Says once when Redis goes away and once when it is back, not at every failed call."""
+
+    def __init__(self, what):
+        self.what = what
+        self._since = None
+
+    def began(self):
+        if self._since is None:
+            self._since = time.monotonic()
+            log.warning("%s: Redis is away; carrying on without it", self.what, exc_info=True)
+
+    def over(self):
+        if self._since is not None:
+            log.warning("%s: Redis is back after %.1f s", self.what, time.monotonic() - self._since)
+            self._since = None
 
 
 def turn_log_for(redis_url):

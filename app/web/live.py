@@ -52,6 +52,8 @@ def init_app(app):
     """The socket's reader under gevent, and the domains every page may hear of."""
     if _under_gevent():
         app.config.setdefault("SOCK_SERVER_OPTIONS", {"thread_class": GreenletReader})
+    # Back from losing Redis, the channel has every page here refresh every domain.
+    app.extensions["live"].everything = frozenset(events.DOMAINS)
 
     @app.context_processor
     def declared_domains():
