@@ -25,12 +25,12 @@ from flask_babel import force_locale
 from flask_babel import gettext as _
 from markupsafe import escape
 from prometheus_client import Counter
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, inspect
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app import daemons, events
 from app.agent import registry
-from app.assistant import prompt, tool_calls
+from app.assistant import prompt, tool_calls, turn_budget
 from app.assistant import services as assistant
 from app.assistant.models.chats import Chat, Ending, Turn, TurnStatus
 from app.extensions import db, sqlite_patience
@@ -225,9 +225,12 @@ class TurnRun:
         except LLMNotConfigured:
             self._withdraw("AI_NOT_CONFIGURED")
         except DeadlineReached:  # the turn's own time ran out while no link had answered yet
+            if self.segments.empty:
+                self._give_back_budget(user)
             self._end(Ending.TIMEOUT, "TIMEOUT")
         except ChainExhausted:
             if self.segments.empty:
+                self._give_back_budget(user)
                 self._withdraw("AI_UNAVAILABLE")
             else:
                 self._end(Ending.FAILED, "AI_UNAVAILABLE")
@@ -235,6 +238,8 @@ class TurnRun:
             self.link = cut.link  # the link that was answering: "answered by" shows on the partial
             self._end(Ending.INTERRUPTED, "AI_STREAM_INTERRUPTED")
         except TurnStopped as stopped:
+            if stopped.key == "TIMEOUT" and self.segments.empty:  # the model was silent all along
+                self._give_back_budget(user)
             self._end(stopped.ending, stopped.key)
         except Exception:
             log.exception("turn %s failed", self.turn_id)
@@ -388,6 +393,11 @@ class TurnRun:
                 db.session.rollback()
         log.error("turn %s: gave up saving its answer; the sweep ends it from its journal", self.turn_id)
         self._journal()
+
+    def _give_back_budget(self, user):
+        """No model answered: the message spent when the turn was claimed is the user's again."""
+        (user_id,) = inspect(user).identity
+        turn_budget.refund(user_id)
 
     def _withdraw(self, key):
         """Nothing happened: the user's message leaves the chat and goes back to the composer."""

@@ -11,6 +11,7 @@ import logging
 import select
 import socket
 import time
+import uuid
 
 from flask import current_app, render_template, request
 from flask_babel import force_locale
@@ -37,6 +38,8 @@ def watch(user, turn, last_event_id=0):
     user_id, turn_id = user.id, turn.id  # read before the claim's commit expires both rows
     slots = current_app.extensions["stream_slots"]
     slot = slots.acquire(user_id, turn_id)
+    if slot is None and _free_slots_of_ended_turns(slots, user_id):
+        slot = slots.acquire(user_id, turn_id)
     if slot is None:
         return _refused(turn, "TOO_MANY_STREAMS")
     if turn.status == TurnStatus.PENDING and assistant.claim(turn):
@@ -47,6 +50,18 @@ def watch(user, turn, last_event_id=0):
         runner.start_in_background(turn_id)
     client = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
     return _follow(current_app._get_current_object(), user_id, turn_id, last_event_id, slot, client)
+
+
+def _free_slots_of_ended_turns(slots, user_id):
+    """Whether any slot was held for a turn that has ended: its watchers died with their machine
+    (a killed process releases nothing), so the slot would stay taken until its lease ran out."""
+    held = [uuid.UUID(turn) for turn in slots.turns(user_id)]
+    ended = db.session.scalars(
+        db.select(Turn.id).where(Turn.id.in_(held), Turn.status.not_in((TurnStatus.PENDING, TurnStatus.RUNNING)))
+    ).all()
+    if ended:
+        slots.forget(user_id, {str(turn) for turn in ended})
+    return bool(ended)
 
 
 def _spend_budget(user):

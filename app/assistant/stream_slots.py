@@ -47,6 +47,19 @@ class MemoryStreamSlots:
         with self._lock:
             self._leases.get(str(user_id), {}).pop(lease, None)
 
+    def turns(self, user_id):
+        """The turns the user holds slots for now (ids as text)."""
+        now = time.monotonic()
+        with self._lock:
+            return {turn for turn, expiry in self._leases.get(str(user_id), {}).values() if expiry > now}
+
+    def forget(self, user_id, turn_ids):
+        """Free every slot held for these turns, whoever holds it."""
+        with self._lock:
+            leases = self._leases.get(str(user_id), {})
+            for lease in [lease for lease, (turn, _expiry) in leases.items() if turn in turn_ids]:
+                del leases[lease]
+
     def live(self, user_id):
         """How many turns the user is streaming now."""
         now = time.monotonic()
@@ -128,6 +141,18 @@ class RedisStreamSlots:
             self._here.release(user_id, lease.removeprefix(self.LOCAL))
         else:
             self._shared(self._redis.zrem, self._prefix + str(user_id), lease)
+
+    def turns(self, user_id):
+        members = self._shared(self._redis.zrangebyscore, self._prefix + str(user_id), time.time(), "+inf")
+        shared = set() if members is _AWAY else {member.decode().split(":", 1)[0] for member in members}
+        return shared | self._here.turns(user_id)
+
+    def forget(self, user_id, turn_ids):
+        self._here.forget(user_id, turn_ids)
+        members = self._shared(self._redis.zrange, self._prefix + str(user_id), 0, -1)
+        stale = [] if members is _AWAY else [m for m in members if m.decode().split(":", 1)[0] in turn_ids]
+        if stale:
+            self._shared(self._redis.zrem, self._prefix + str(user_id), *stale)
 
     def live(self, user_id):
         shared = self._shared(self._live, keys=[self._prefix + str(user_id)], args=[time.time()])

@@ -5,7 +5,8 @@ A message is checked against the budget when it is posted, so a user who has spe
 at once, with when the next one can go; it is spent only when its turn is claimed to run, so a
 refused message (empty, too long, a third live stream) costs nothing. The count lives in the
 storage of the app's rate limits (memory in one process, Redis shared by every worker), counted
-by the same strategy.
+by the same strategy. A turn no model answered (every link failed before any output, or
+the turn's time ran out before the first) gives its message back, as every door does.
 """
 
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from limits import parse
 from sqlalchemy import inspect
 
 from app.extensions import limiter
+from app.llm.door import give_back
 
 SCOPE = "agent-turns"
 
@@ -36,6 +38,11 @@ def check(user):
 def spend(user):
     """Count one turn; False (nothing counted) when the budget was spent in the meantime."""
     return not limiter.enabled or limiter.limiter.hit(_limit(), *_key(user))
+
+
+def refund(user_id):
+    """Give back the turn's message: no model answered it (every link failed before any output)."""
+    give_back(_limit(), SCOPE, f"user:{user_id}")
 
 
 def reset_at(user):

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from flask import current_app
-from limits import parse
+from limits import RateLimitItem, parse
 from prometheus_client import Counter, Histogram
 from pydantic import BaseModel
 
@@ -75,24 +75,30 @@ class RateBucket:
             raise BudgetSpent(self.scope, datetime.fromtimestamp(reset, UTC))
 
     def refund(self, user: Any) -> None:
-        """Give back the call `spend` counted. `limits` has no refund: the app's fixed-window
-        counter is decremented in its storage (memory's `decr` stops at zero; Redis has only
-        `incr`, so a negative count, from a window that ended in between, is put back to zero).
-        A storage that fails here is logged, never raised over the failure being reported."""
-        from app.extensions import limiter
+        """Give back the call `spend` counted."""
+        give_back(parse(current_app.config[self.setting]), self.scope, f"user:{user.id}")
 
-        if not limiter.enabled:
-            return
-        limit = parse(current_app.config[self.setting])
-        key = limit.key_for(self.scope, f"user:{user.id}")
-        storage = limiter.limiter.storage
-        try:
-            if hasattr(storage, "decr"):
-                storage.decr(key)
-            elif (count := storage.incr(key, limit.get_expiry(), amount=-1)) < 0:
-                storage.incr(key, limit.get_expiry(), amount=-count)
-        except Exception:
-            log.warning("could not give back a %s call to user %s", self.scope, user.id, exc_info=True)
+
+def give_back(limit: RateLimitItem, *identifiers: str) -> None:
+    """Take back one count of `limit` for `identifiers`, in the app's rate-limit storage.
+
+    `limits` has no refund: the fixed-window counter is decremented in its storage (memory's
+    `decr` stops at zero; Redis has only `incr`, so a negative count, from a window that ended in
+    between, is put back to zero). A storage that fails here is logged, never raised over the
+    failure being reported."""
+    from app.extensions import limiter
+
+    if not limiter.enabled:
+        return
+    key = limit.key_for(*identifiers)
+    storage = limiter.limiter.storage
+    try:
+        if hasattr(storage, "decr"):
+            storage.decr(key)
+        elif (count := storage.incr(key, limit.get_expiry(), amount=-1)) < 0:
+            storage.incr(key, limit.get_expiry(), amount=-count)
+    except Exception:
+        log.warning("could not give back one of %s", key, exc_info=True)
 
 
 class Model:

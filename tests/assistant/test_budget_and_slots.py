@@ -105,6 +105,30 @@ def test_the_budget_is_spent_when_a_turn_is_claimed_so_a_posted_backlog_cannot_o
     assert wait_for_turn(app, turns[2]) == TurnStatus.ENDED
 
 
+def test_a_turn_no_model_answered_gives_its_message_back(make_agent_app, fake):
+    """Every link failed before any output: the message goes back to the box, and the hour's
+    budget is as it was (a provider's outage is not billed to the user)."""
+    app = make_agent_app(AGENT_RATE_LIMIT="1 per hour")
+    make_user(app)
+    ana = AgentClient(app)
+    fake.script("mistral", Reply.fails(503))
+    fake.script("gemini", Reply.fails(500))
+    (failed,) = ana.stream(ana.send_ok(ana.new_chat(), "during the outage"))[-1:]
+    assert 'data-error="AI_UNAVAILABLE"' in failed["data"]
+    assert ana.stream(ana.send_ok(ana.new_chat(), "once it is back"))[-1]["name"] == "done"
+    assert ana.send(ana.new_chat(), "and no more").status_code == 429  # an answer is still counted
+
+
+def test_a_turn_whose_time_ran_out_before_any_answer_gives_its_message_back(make_agent_app, fake):
+    app = make_agent_app(AGENT_RATE_LIMIT="1 per hour", AGENT_TURN_SECONDS=1)
+    make_user(app)
+    ana = AgentClient(app)
+    fake.script("mistral", Reply.hangs(3))
+    assert 'data-error="TIMEOUT"' in ana.stream(ana.send_ok(ana.new_chat(), "silence"))[-1]["data"]
+    fake.script("mistral", Reply.says("here", " now"))
+    assert ana.send(ana.new_chat(), "again").status_code != 429
+
+
 def test_watching_a_turn_again_spends_nothing_more(make_agent_app, fake):
     app = make_agent_app(AGENT_RATE_LIMIT="2 per hour")
     make_user(app)
@@ -159,6 +183,35 @@ def test_two_turns_streaming_still_refuse_a_third_turn(make_agent_app, fake):
     with two_turns_streaming(make_agent_app, fake) as (ana, turns, streams):
         streams.append(held_open(ana, turns[0]))  # a second tab on the first turn takes no slot
         assert 'data-error="TOO_MANY_STREAMS"' in ana.stream(turns[2])[0]["data"]
+
+
+def test_slots_a_dead_machine_held_for_ended_turns_do_not_refuse_the_next_stream(make_agent_app, fake):
+    """A machine killed mid-answer releases nothing: its watchers' slots would stay taken for
+    their whole lease, though the other machines ended its turns as interrupted long before."""
+    app = make_agent_app()
+    make_user(app)
+    ana = AgentClient(app)
+    ended = [ana.send_ok(ana.new_chat(), f"answered {n}") for n in range(2)]
+    for turn in ended:
+        assert ana.stream(turn)[-1]["name"] == "done"
+    slots, user_id = app.extensions["stream_slots"], user_id_of(app)
+    for turn in ended:  # the dead machine's watchers: never released
+        assert slots.acquire(user_id, uuid.UUID(turn)) is not None
+    assert slots.live(user_id) == 2
+    assert ana.stream(ana.send_ok(ana.new_chat(), "the next one"))[-1]["name"] == "done"
+    assert slots.turns(user_id).isdisjoint(ended)
+
+
+def test_slots_held_for_turns_not_ended_still_refuse_a_third(make_agent_app, fake):
+    app = make_agent_app()
+    make_user(app)
+    ana = AgentClient(app)
+    waiting = [ana.send_ok(ana.new_chat(), f"posted {n}") for n in range(3)]  # pending, not ended
+    slots, user_id = app.extensions["stream_slots"], user_id_of(app)
+    for turn in waiting[:2]:
+        assert slots.acquire(user_id, uuid.UUID(turn)) is not None
+    assert 'data-error="TOO_MANY_STREAMS"' in ana.stream(waiting[2])[0]["data"]
+    assert slots.turns(user_id) == set(waiting[:2])
 
 
 def test_a_closed_connection_is_told_apart_from_a_quiet_one():
