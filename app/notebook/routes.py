@@ -319,6 +319,7 @@ DIAGRAM_FRAME_POLICY = "; ".join(
         "base-uri 'none'",
         "form-action 'none'",
         "frame-ancestors 'self'",
+        "sandbox allow-scripts",  # opaque even when opened alone, outside the page's sandboxed iframe
     )
 )
 
