@@ -25,6 +25,7 @@ from werkzeug.datastructures import ImmutableMultiDict
 
 from app.extensions import limiter
 from app.onboarding import services as onboarding
+from app.profile import widgets
 from app.profile.routes import SECTIONS
 from tests.builders import as_user
 from tests.conftest import csrf_token_from, sign_in
@@ -38,8 +39,8 @@ NOT_ROWS = {
     "section": lambda: [*SECTIONS, "widgets", "danger"],
     "step": lambda: [step.value.lower() for step in onboarding.ORDER],
     "token": lambda: ["not-a-signed-token"],
-    "widget_id": lambda: ["mood_week"],
-    "filename": lambda: [],
+    "widget_id": lambda: list(widgets.CATALOGUE),
+    "filename": lambda: [],  # a static file: nothing posts there
 }
 
 # A field no page fills holds one of these (or "1") while another is spoiled.
@@ -148,7 +149,7 @@ class Forms(HTMLParser):
 class Walk:
     def __init__(self, app, crashes, ana, ids, someone_elses):
         self.app, self.crashes, self.ana, self.ids = app, crashes, ana, ids
-        # Ana's id in a form → the same kind of row of Bruno's.
+        # Ana's id in a form ("habit:<id>" too) → the same kind of row of Bruno's.
         self.theirs = {str(ids[argument]): str(someone_elses[argument]) for argument in ids if ids[argument]}
         self.visitor = app.test_client()
         self.visitor.csrf = csrf_token_from(self.visitor.get("/login"))
@@ -218,8 +219,7 @@ class Walk:
         values = list(EVERY_FIELD.values())
         if filled is None or filled.isdigit():
             values += NUMBERS.values()
-        if filled in self.theirs:
-            values.append(self.theirs[filled])
+        values += [filled.replace(mine, theirs) for mine, theirs in self.theirs.items() if mine in (filled or "")]
         return values
 
 
