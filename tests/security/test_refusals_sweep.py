@@ -10,7 +10,8 @@ answer that gave. No answer may be a server error: a 500, or any 5xx but the AI 
 503 (this app has no model configured).
 
 Rules that end things (deleting a row, archiving it, signing out) are walked last, so that the
-rows the others name are still there; rate limits are off, since a 429 would hide the form.
+rows the others name are still there; rate limits are off, since a 429 would hide the form. The
+rules are dealt into PARTS tests, each with lives of its own, so `pytest -n` walks them at once.
 """
 
 import json
@@ -32,6 +33,7 @@ from tests.conftest import csrf_token_from, sign_in
 from tests.security.test_ownership import SOURCES, a_whole_life, row_of
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
+PARTS = 3
 ENDINGS = ("delete", "remove", "discard", "clear", "reset", "archive", "complete", "logout", "sign_out")
 
 # The values to walk for each route argument that names no row (app/domains.py), every one of them.
@@ -227,7 +229,8 @@ def _walk_order(rule):
     return any(word in rule.endpoint for word in ENDINGS), rule.rule
 
 
-def test_no_form_route_answers_a_refused_value_with_a_server_error(sweep_app, signed_in, user_id, other_user_id):
+@pytest.mark.parametrize("part", range(PARTS))
+def test_no_form_route_answers_a_refused_value_with_a_server_error(part, sweep_app, signed_in, user_id, other_user_id):
     app, crashes = sweep_app
     ids = {}
     for who, owner in (("ana", user_id), ("bruno", other_user_id)):
@@ -236,12 +239,13 @@ def test_no_form_route_answers_a_refused_value_with_a_server_error(sweep_app, si
             ids[who] = {argument: row_of(owner, table) for argument, table in SOURCES.items()}
     walk = Walk(app, crashes, signed_in, ids["ana"], ids["bruno"])
     walk.read_every_page()
-    rules = sorted((rule for rule in app.url_map.iter_rules() if rule.methods & UNSAFE), key=_walk_order)
+    every_rule = sorted((rule for rule in app.url_map.iter_rules() if rule.methods & UNSAFE), key=_walk_order)
+    rules = every_rule[part::PARTS]
     fields = 0
     for rule in rules:
         for url in walk.urls(rule):
             fields += walk.spoil_each_field(walk.ana, url)
             if walk.is_public(url):
                 fields += walk.spoil_each_field(walk.visitor, url)
-    assert len(rules) >= 100 and fields >= 150, (len(rules), fields)
+    assert len(every_rule) >= 100 and fields >= 50, (len(every_rule), fields)
     assert walk.server_errors == []
