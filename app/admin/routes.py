@@ -13,6 +13,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from app.admin import services as accounts_admin
 from app.feedback import services as feedback
 from app.llm import current_chain
+from app.shared.values import whole_number_from
 from app.web.acting import acting_user
 from app.web.rendering import render_page, trigger
 
@@ -40,7 +41,7 @@ def admin_required(view):
 def _page_number():
     """The ?page= of a paged list; anything but a positive whole number is the first page."""
     raw = request.args.get("page", "1")
-    return int(raw) if raw.isdigit() and 0 < int(raw) < 100_000 else 1
+    return whole_number_from(raw, 99_999) or 1
 
 
 @bp.get("/")

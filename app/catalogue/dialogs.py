@@ -14,6 +14,7 @@ from app.catalogue import fields as entity_fields
 from app.categories import services as categories
 from app.shared import icons
 from app.shared.errors import DomainError
+from app.shared.values import whole_number_from
 from app.web.acting import acting_user
 from app.web.forms import form_refused
 from app.web.rendering import is_htmx, render_page, trigger
@@ -222,7 +223,7 @@ def routine_item_list(service, area):
 def page_number():
     """The `page` asked for (1 when missing or not a whole number from 1)."""
     text = request.args.get("page", "")
-    return int(text) if text.isdigit() and int(text) > 0 else 1
+    return whole_number_from(text, 99_999) or 1
 
 
 # Dialog answers ------------------------------------------------------------------------------

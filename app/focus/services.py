@@ -26,6 +26,7 @@ from app.routines import services as routines
 from app.routines.today import local_today, today_routine
 from app.shared.errors import Invalid, NotFound
 from app.shared.ownership import owned
+from app.shared.values import whole_number_from
 from app.study_cycles import services as study_cycles
 
 WORK_MINUTES = (1, 120)  # the bounds of the user's settings, and of a reported cycle
@@ -305,8 +306,7 @@ def _cycle(user, cycle_uuid):
 
 def minutes_from(value):
     """A whole number of minutes typed or sent ("25", 25), or None for anything else ("2.5", "²", True)."""
-    text = str(value if value is not None else "").strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 4 else None
+    return whole_number_from(value, 9999)
 
 
 def timer(user):

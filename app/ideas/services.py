@@ -15,6 +15,7 @@ from app.shared.errors import Conflict, Invalid
 from app.shared.fields import NAME_MAX, UNSET, given, refuse_if
 from app.shared.models import utcnow
 from app.shared.ownership import owned
+from app.shared.values import whole_number_from
 from app.tasks import services as tasks
 
 DEFAULT_COLOUR = PALETTE[0]
@@ -247,10 +248,10 @@ def _colour(value, problems):
 
 
 def _cell(value):
-    text = str(value).strip()
-    if not text.isdigit() or not 0 <= int(text) < CELLS:
+    cell = whole_number_from(value, CELLS - 1)
+    if cell is None:
         raise Invalid("INVALID_INPUT", details={"cell": "IDEA_CELL_INVALID"})
-    return int(text)
+    return cell
 
 
 def _task_name(text):

@@ -71,11 +71,11 @@ def save():
     except DomainError as error:
         day = min(day_from(form.get("day")) or current, current)
         refusal = {"form": echoed_form(), "fields": error.field_messages, "error": error}
-        context = {**_entry_context(day, current), **refusal}
         if is_htmx():
-            return render_template("mood/_entry.html", **context), error.status
-        return render_template("mood/page.html", active="mood", **context,
-                               **_month_context(None, day, current)), error.status  # fmt: skip
+            return render_template("mood/_entry.html", **{**_entry_context(day, current), **refusal}), error.status
+        # One dict: the entry's and the month's contexts both name today, and a call takes a name once.
+        context = {**_entry_context(day, current), **_month_context(None, day, current), **refusal}
+        return render_template("mood/page.html", active="mood", **context), error.status
     toast = (
         _("Mood saved for today.")
         if saved.day == current

@@ -19,6 +19,7 @@ from app.notebook import boards, embeddings, sources, web_sources
 from app.notebook import services as notebook
 from app.shared.errors import DomainError, Invalid, message_for
 from app.shared.fields import UNSET
+from app.shared.values import whole_number_from
 from app.web.acting import acting_user
 from app.web.forms import ECHO_MAX, echoed_form, form_refused
 from app.web.markdown import render as render_markdown
@@ -318,6 +319,7 @@ DIAGRAM_FRAME_POLICY = "; ".join(
         "base-uri 'none'",
         "form-action 'none'",
         "frame-ancestors 'self'",
+        "sandbox allow-scripts",  # opaque even when opened alone, outside the page's sandboxed iframe
     )
 )
 
@@ -781,8 +783,7 @@ def _start_background_work(source):
 
 def _candidate_index():
     """Which proposed source the form was (its row's id); digits only, as the page wrote it."""
-    index = request.form.get("index", "")
-    return index if index.isdigit() else "0"
+    return str(whole_number_from(request.form.get("index"), 99) or 0)
 
 
 def _source_refused(form, page, error, keep=True):

@@ -11,6 +11,7 @@ from flask_login import login_required
 
 from app.onboarding import services as onboarding
 from app.shared.errors import DomainError
+from app.shared.values import whole_number_from
 from app.web.acting import acting_user
 from app.web.rendering import render_page
 
@@ -110,9 +111,9 @@ def _choices(form):
     """The kept suggestions (`keep` holds their indexes) with the fields the person edited."""
     kept = []
     for value in form.getlist("keep"):
-        if not value.isdigit():
+        index = whole_number_from(value, 99)  # more than any step suggests; the service checks the rest
+        if index is None:
             continue
-        index = int(value)
         kept.append(
             onboarding.Choice(
                 index=index,

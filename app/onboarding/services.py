@@ -40,7 +40,7 @@ from app.routines.models.routines import Routine
 from app.shared import icons
 from app.shared.days import today_for
 from app.shared.errors import DomainError, Invalid, Throttled
-from app.shared.values import folded
+from app.shared.values import NUMBER_MAX, folded, whole_number_from
 from app.tasks import services as tasks
 from app.tasks.models import Task
 
@@ -380,8 +380,9 @@ def normalise_weekdays(values):
     found = set()
     for value in values if isinstance(values, list) else [values]:
         text = folded(value) if isinstance(value, str | int) and not isinstance(value, bool) else ""
-        if text.isdigit():
-            found.update([int(text)] if int(text) <= 6 else [])
+        number = whole_number_from(text, NUMBER_MAX)
+        if number is not None:
+            found.update([number] if number <= 6 else [])
         elif len(text) >= 3:
             found.update(number for name, number in names.items() if name.startswith(text))
     return sorted(found)

@@ -260,8 +260,9 @@ def rename(user, routine_id, name, icon=None):
     """New name; the icon changes only when one is given."""
     routine = get(user, routine_id)
     problems = {}
-    routine.name = _clean_name(name, problems)
-    _refuse(problems)
+    name = _clean_name(name, problems)
+    _refuse(problems)  # before the row changes: the refusal's page reads the routine, which would flush it
+    routine.name = name
     if icon is not None:
         routine.icon = icons.resolve(icon)
     return _saved(user, routine)

@@ -20,6 +20,7 @@ LAST_DAY = date(2100, 12, 31)
 NUMBER_MAX = 1_000_000_000_000
 
 _MACHINE_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")  # what number inputs and JSON send
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")  # never too long for int(), whatever the limit
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _MONTH = re.compile(r"([0-9]{4})-([0-9]{2})")
 _CLOCK = re.compile(r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?")
@@ -46,6 +47,22 @@ def number_from(value, language="en"):
     except (NumberFormatError, ValueError):
         return None
     return number if math.isfinite(number) else None
+
+
+def whole_number_from(value, largest):
+    """A whole number from 0 to `largest`, from an int or from ASCII digits ("7", " 12 "); None
+    for anything else. `str.isdigit()` is no test for this: it says yes to "²", which int()
+    refuses, and to "١", which no form of ours sends; and int() refuses more than 4,300 digits."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        number = value
+    else:
+        text = str(value).strip()
+        if not _WHOLE_NUMBER.fullmatch(text):
+            return None
+        number = int(text)
+    return number if 0 <= number <= largest else None
 
 
 def day_from(value):

@@ -29,7 +29,7 @@ from app.shared.errors import Invalid, NotFound
 from app.shared.fields import UNSET, as_uuid, given
 from app.shared.models import utcnow
 from app.shared.ownership import owned
-from app.shared.values import clock_from, day_from
+from app.shared.values import NUMBER_MAX, clock_from, day_from, whole_number_from
 from app.study_cycles import planner
 from app.study_cycles.models import (
     CYCLE_NAME_MAX,
@@ -47,6 +47,7 @@ from app.study_cycles.models import (
 
 STEP = planner.STEP
 DAY_MAX = 24 * 60
+WEEK_MAX = 7 * DAY_MAX
 LARGEST_BLOCK_MAX = 240
 SESSION_MINUTES_MAX = 600
 SESSION_DAYS_BACK = 30  # a session may be dated today or up to 30 days before
@@ -221,8 +222,10 @@ def _minutes(value, snap, problems, field_name, maximum=None):
     """Whole minutes in steps of 5 (snapped to the nearest step when `snap`); 0 or more."""
     if value in (None, ""):
         return 0
-    text = str(value).strip()
-    number = int(text) if not isinstance(value, bool) and text.isascii() and text.isdigit() else None
+    number = whole_number_from(value, WEEK_MAX)  # no field here holds more than a week
+    if number is None and maximum is not None and whole_number_from(value, NUMBER_MAX) is not None:
+        problems[field_name] = "STUDY_DAY_TOO_LONG"
+        return 0
     if number is None:
         problems[field_name] = "STUDY_MINUTES_STEP"
         return 0
@@ -563,9 +566,8 @@ def log_session(user, page_ref, minutes, day=None, now=None):
     page = notebook.resolve_page(user, page_ref)
     today = local_today(user, now)[1]
     problems = {}
-    text = str(minutes if minutes is not None else "").strip()
-    length = int(text) if not isinstance(minutes, bool) and text.isascii() and text.isdigit() else None
-    if length is None or not 1 <= length <= SESSION_MINUTES_MAX:
+    length = whole_number_from(minutes, SESSION_MINUTES_MAX)
+    if not length:
         problems["minutes"] = "STUDY_SESSION_MINUTES_INVALID"
     studied_on = today
     if day not in (None, ""):
@@ -613,9 +615,8 @@ def get_session(user, session_id):
 
 def sessions(user, days=7, now=None, source=SessionSource.MANUAL):
     """The sessions of the last `days` days (today included, 1–31), newest first."""
-    text = str(days).strip()
-    count = int(text) if not isinstance(days, bool) and text.isdigit() else 0
-    if not 1 <= count <= SESSIONS_LISTED_MAX:
+    count = whole_number_from(days, SESSIONS_LISTED_MAX)
+    if not count:
         raise Invalid("STUDY_SESSIONS_DAYS_INVALID", details={"days": "STUDY_SESSIONS_DAYS_INVALID"})
     today = local_today(user, now)[1]
     where = [StudySession.user_id == user.id, StudySession.day > today - timedelta(days=count)]

@@ -3,8 +3,8 @@
 from flask import render_template, request
 from werkzeug.datastructures import MultiDict
 
-# The longest text a field accepts (feedback, a message): a refused value is shown back no longer.
-ECHO_MAX = 4000
+# The longest text a field accepts (the mood journal): a refused value is shown back no longer.
+ECHO_MAX = 10_000
 
 
 def echoed_form():

@@ -7,6 +7,8 @@ htmx request names its page ("tab:<id>", the X-Beyou-Tab header live.js sends), 
 made a change is not told of it twice.
 """
 
+from urllib.parse import urlsplit
+
 from flask import Blueprint, Response, abort, current_app, g, request
 
 from app import events, live
@@ -72,15 +74,34 @@ def refuse_strangers():
     if not signed_in():
         abort(401)
     origin = request.headers.get("Origin")
-    if origin is not None and _origin_host(origin) != request.host:
-        abort(403)  # another site's page, riding on the user's cookie
+    if origin is not None and _origin(origin) not in _own_origins():
+        abort(403)  # another site's page (or this one's host on another scheme or port), riding on the cookie
     # No per-message compression: it would keep a zlib context (~300 KB) per socket for messages
     # of a few dozen bytes. The handshake then answers without the extension.
     request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
 
 
-def _origin_host(origin):
-    return origin.split("://", 1)[-1].rstrip("/")
+def _origin(url):
+    """(scheme, host, port) of an origin or a URL, the default port spelled out; None for anything
+    else ("null", a scheme that is not the web's)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def _own_origins():
+    """Where the app's pages are: the origin this request was made to (its scheme and host as
+    ProxyFix rebuilt them behind BEYOU_PROXY_COUNT proxies) and BEYOU_PUBLIC_URL's.
+
+    A socket without an Origin header is not refused: browsers send one with every websocket
+    handshake (RFC 6455, 4.1), so its absence is a client that is no browser, holding a session
+    cookie of its own — not another site's page riding on the user's."""
+    return {_origin(f"{request.scheme}://{request.host}"), _origin(current_app.config["PUBLIC_URL"])} - {None}
 
 
 class _NothingAfterTheSocket(Response):

@@ -99,6 +99,18 @@ def test_a_note_moves_by_direction_or_to_a_cell_and_says_where_it_landed(app, si
     assert off_board.headers["HX-Reswap"] == "none"
 
 
+@pytest.mark.parametrize("cell", ["²", "١", "1" * 5000, "-1", "3.0", ""])
+def test_a_cell_that_is_no_plain_number_is_refused_like_one_off_the_board(app, signed_in, user_id, cell):
+    """ "²" is a digit to str.isdigit() but not to int(); "١" is one to both, and no page sends it."""
+    with as_user(app, user_id) as user:
+        note_id = a_note(user, "Stays put").id
+    refused = signed_in.post(f"/ideas/{note_id}/move", data={"cell": cell}, headers=hx(signed_in))
+    assert refused.status_code == 422 and "toast-error" in refused.get_data(as_text=True)
+    refused = signed_in.post(f"/ideas/{note_id}/move", data={"cell": cell}, headers=plain(signed_in))
+    assert refused.status_code == 302 and refused.headers["Location"].endswith("/ideas")
+    assert notes_of(app, user_id) == {"Stays put": (0, "yellow", False)}
+
+
 def test_the_menu_moves_a_note_without_javascript(app, signed_in, user_id):
     with as_user(app, user_id) as user:
         note_id = a_note(user, "Mover").id

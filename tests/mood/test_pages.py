@@ -46,6 +46,23 @@ def test_a_refused_save_keeps_what_was_typed_and_says_why(app, signed_in, user_i
         assert mood.history(ana, 30) == []
 
 
+def test_a_refused_save_without_javascript_is_the_whole_page_with_the_typed_words(app, signed_in, user_id):
+    with as_user(app, user_id) as ana:
+        tomorrow = (today_for(ana) + timedelta(days=1)).isoformat()
+    refusals = ({"level": "9"}, {"level": "3", "day": "not a day"}, {"level": "3", "day": tomorrow})
+    for refused in refusals:
+        form = {"journal": " ".join(["Words I must not lose"] * 450), **refused}  # 9,899 characters, all kept
+        response = signed_in.post("/mood", data=form, headers={"X-CSRFToken": signed_in.csrf})
+        body = response.get_data(as_text=True)
+        assert response.status_code == 422, refused
+        assert f"{form['journal']}</textarea>" in body and 'data-testid="mood-month"' in body, refused
+    too_long = signed_in.post("/mood", data={"level": "3", "journal": "x" * 10_001},
+                              headers={"X-CSRFToken": signed_in.csrf})  # fmt: skip
+    assert too_long.status_code == 422 and "10000" in too_long.get_data(as_text=True).replace(",", "")
+    with as_user(app, user_id) as ana:
+        assert mood.history(ana, 30) == []
+
+
 def test_a_refusal_is_in_the_user_s_language(app, client, user_id):
     make_user(app, email="lia@example.com", name="Lia", language="pt")
     sign_in(client, email="lia@example.com")

@@ -20,6 +20,7 @@ from app.notebook.ai import services as notebook_ai
 from app.notebook.ai.services import Passage
 from app.notebook.routes import KIND_NAMES
 from app.shared.errors import DomainError, message_for
+from app.shared.values import whole_number_from
 from app.web.acting import acting_user
 from app.web.forms import form_refused
 from app.web.markdown import render as render_markdown
@@ -689,8 +690,9 @@ def _suggestions():
 
 def _picked():
     """The indexes of the draft's checked concepts (any other value is ignored)."""
-    count = len(_suggestions())
-    return {int(value) for value in request.form.getlist("pick") if value.isdigit() and int(value) < count}
+    last = len(_suggestions()) - 1
+    picked = (whole_number_from(value, last) for value in request.form.getlist("pick"))
+    return {index for index in picked if index is not None}
 
 
 def _carried(page):

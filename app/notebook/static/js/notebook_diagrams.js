@@ -1,9 +1,12 @@
 // Mermaid diagrams, wherever they appear: a notebook page's diagram blocks and a diagram the
 // assistant shows in its answer. Each `[data-mermaid]` holds its source in `[data-mermaid-source]`.
 // Mermaid needs inline styles, which the pages' Content-Security-Policy refuses, so it runs in a
-// hidden same-origin frame with a policy of its own (notebook.diagram_frame), loaded the first time
-// a diagram is on screen; the SVG it sends back goes in as an image. Source Mermaid cannot draw
-// shows Mermaid's reason beside it, never a blank.
+// hidden frame with a policy of its own (notebook.diagram_frame), loaded the first time a diagram is
+// on screen; the SVG it sends back goes in as an image. The frame is sandboxed with scripts only:
+// its origin is opaque, so whatever a hostile diagram (the model's, say) makes Mermaid build in
+// there reaches neither this page, nor its cookies, nor the app. Its messages come from origin
+// "null", and are taken from that frame's window alone. Source Mermaid cannot draw shows
+// Mermaid's reason beside it, never a blank.
 (function () {
   "use strict";
 
@@ -16,6 +19,7 @@
     if (!frameReady) {
       frameReady = new Promise(function (resolve) {
         var box = document.createElement("iframe");
+        box.setAttribute("sandbox", "allow-scripts");
         box.src = script.getAttribute("data-mermaid-frame");
         box.title = "Mermaid";
         box.tabIndex = -1;
@@ -28,7 +32,7 @@
         box.style.height = "900px";
         box.style.border = "0";
         window.addEventListener("message", function (event) {
-          if (event.origin !== window.location.origin || event.source !== box.contentWindow) return;
+          if (event.source !== box.contentWindow || event.origin !== "null") return;
           var answer = event.data || {};
           if (answer.kind === "mermaid-ready") resolve(box.contentWindow);
           if (answer.kind === "mermaid-drawn" && waiting[answer.id]) {
@@ -48,7 +52,8 @@
       var id = counter;
       return new Promise(function (resolve) {
         waiting[id] = resolve;
-        drawer.postMessage({ kind: "mermaid-draw", id: id, source: source }, window.location.origin);
+        // An opaque origin matches no target origin but "*"; the window is the frame's own.
+        drawer.postMessage({ kind: "mermaid-draw", id: id, source: source }, "*");
       });
     });
   }
