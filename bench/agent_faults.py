@@ -445,10 +445,11 @@ class Bench:
         row.seconds = time.monotonic() - started
         return row
 
-    def redis_restart_row(self):
+    def redis_restart_row(self, down_for=2):
         """A slow answer with `BEYOU_REDIS_URL` set; after 5 events the Redis stops, and starts
-        again 2 s later; the watcher reconnects from its last event id whenever its stream breaks."""
-        row = Row("redis restarted (2 s)", "mid-text", "one link")
+        again `down_for` seconds later; the watcher reconnects from its last event id whenever its
+        stream breaks."""
+        row = Row(f"redis restarted ({down_for:g} s)", "mid-text", "one link")
         started = time.monotonic()
         if shutil.which("redis-server") is None:
             row.ended = "skipped: no redis-server"
@@ -461,7 +462,7 @@ class Bench:
             client, chat_id, turn_id, text, task_name = self.begin(server, {"mistral": [{"text": words, "pace": 0.15}]})
             stream = Stream(client, turn_id)
             stream.read(until=5)
-            redis_server.restart(down_for=2)
+            back = redis_server.restart_later(down_for)  # the stream is read while Redis is away
             ending = stream.read()
             for _ in range(10):  # as EventSource does: a broken stream is asked again from its last id
                 if ending is not None or not stream.broken:
@@ -481,7 +482,16 @@ class Bench:
             chat = client.get(f"/ai/agent/chats/{chat_id}", timeout=15).text
             if not all(word.strip() in chat for word in words):
                 row.problems.append("ANSWER-CUT")
+            if back.is_alive():  # Redis still away: a new message must still be answered
+                again, _chat, next_turn, _text, _task = self.begin(server, {"mistral": [{"text": ["Still ", "here."]}]})
+                next_stream = Stream(again, next_turn)
+                next_ending = next_stream.read()
+                next_stream.close()
+                row.ended += f"; next turn, Redis still away: {next_ending['name'] if next_ending else 'no ending'}"
+                if next_ending is None or next_ending["name"] != "done":
+                    row.problems.append("NEXT-TURN")
             server.stop()
+            back.join()
         row.seconds = time.monotonic() - started
         return row
 
@@ -518,10 +528,12 @@ class RedisServer:
             self.process.kill()
             self.process.wait(timeout=10)
 
-    def restart(self, down_for):
+    def restart_later(self, down_for):
+        """Stops the server now and starts it again `down_for` seconds later (join the thread)."""
         self.stop()
-        time.sleep(down_for)
-        self.start()
+        back = threading.Timer(down_for, self.start)
+        back.start()
+        return back
 
 
 def print_row(row):
@@ -537,6 +549,7 @@ def main():
     parser.add_argument("--only", choices=FAULTS, help="one provider fault only")
     parser.add_argument("--special", choices=SPECIALS, action="append", help="only these special rows")
     parser.add_argument("--skip-special", action="store_true", help="no worker, database or Redis rows")
+    parser.add_argument("--redis-down", type=float, default=2, help="seconds the Redis row keeps Redis away")
     options = parser.parse_args()
     specials = [] if options.skip_special else options.special or list(SPECIALS)
     rows = []
@@ -547,7 +560,7 @@ def main():
             "worker-sigterm": lambda: bench.worker_kill_row(signal.SIGTERM),
             "worker-sigkill": lambda: bench.worker_kill_row(signal.SIGKILL),
             "database-lock": bench.database_lock_row,
-            "redis-restart": bench.redis_restart_row,
+            "redis-restart": lambda: bench.redis_restart_row(options.redis_down),
         }
         try:
             print(f"{'fault':<26}{'phase':<28}{'chain':<10}{'ended':<54}{'the chat shows':<30}{'tool effect':<16}"
