@@ -109,8 +109,13 @@ def _follow(app, user_id, turn_id, after, slot, client):
                     with app.app_context():
                         replay = _replay_if_finished(turn_id)
                     if replay:
-                        yield replay
-                        return
+                        # The record says it ended; a relay a moment behind it still brings the
+                        # log's own events, with their ids (a reconnect must resume from them).
+                        events = turn_log.read(turn_id, after, wait=turn_log.relay_lag)
+                        if not events:
+                            yield replay
+                            return
+            if not events:
                 if not wait:
                     wait = heartbeat
                     continue

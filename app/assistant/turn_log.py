@@ -41,6 +41,8 @@ class MemoryTurnLog:
     """One lock for the log, one condition per turn: an event wakes that turn's watchers only
     (a thousand turns streaming would otherwise wake every watcher on every token)."""
 
+    relay_lag = 0  # an event is here as soon as it is sent
+
     def __init__(self, keep_seconds=KEEP_SECONDS):
         self.keep_seconds = keep_seconds
         self._lock = threading.Lock()
@@ -130,6 +132,10 @@ class RedisTurnLog:
     redis.call('EXPIRE', KEYS[1], ARGV[2])
     return -1
     """
+    # How long an event may trail the database's record of it: the flusher's longest pause
+    # while Redis comes back, and a little. A watcher told by the database that the turn ended
+    # waits this long for the log's own ending before answering from the record.
+    relay_lag = 1.5
     BATCH = 500  # events per append: a stream rebuilt after a restart goes in a few round trips
     RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0)  # the flusher's pauses while Redis is away
     AWAY_PAUSE = 0.25  # a watcher's pause between two reads that found Redis away
