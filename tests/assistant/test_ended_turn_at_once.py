@@ -25,6 +25,14 @@ def first_frames(ana, turn_id):
     return connected, second, time.monotonic() - started
 
 
+def assert_interrupted_at_once(ana, turn_id):
+    """The watcher's first frame after `: connected` is the turn's ending, not a `: ping`."""
+    connected, ending, took = first_frames(ana, turn_id)
+    assert connected.startswith(b": connected")
+    assert ending.startswith(b"event: failed") and b'data-error="TURN_INTERRUPTED"' in ending
+    assert took < AT_ONCE
+
+
 def test_a_fresh_watcher_of_a_turn_whose_worker_was_killed_hears_it_ended_at_once(make_agent_app, fake):
     app = make_agent_app(AGENT_HEARTBEAT_SECONDS=PRODUCTION_HEARTBEAT)
     make_user(app)
@@ -32,10 +40,7 @@ def test_a_fresh_watcher_of_a_turn_whose_worker_was_killed_hears_it_ended_at_onc
     turn_id = claimed_turn(app, ana, "plan my week")  # RUNNING, its runner nowhere: a killed worker's
     lease_lapses(app, turn_id)
 
-    connected, ending, took = first_frames(ana, turn_id)
-    assert connected.startswith(b": connected")
-    assert ending.startswith(b"event: failed") and b'data-error="TURN_INTERRUPTED"' in ending  # not a ": ping"
-    assert took < AT_ONCE
+    assert_interrupted_at_once(ana, turn_id)
 
 
 def test_a_fresh_watcher_of_a_turn_the_sweep_ended_hears_the_ending_at_once(make_agent_app, fake):
@@ -48,10 +53,7 @@ def test_a_fresh_watcher_of_a_turn_the_sweep_ended_hears_the_ending_at_once(make
         assert assistant.end_abandoned_turns() == 1
         db.session.remove()
 
-    connected, ending, took = first_frames(ana, turn_id)
-    assert connected.startswith(b": connected")
-    assert ending.startswith(b"event: failed") and b'data-error="TURN_INTERRUPTED"' in ending
-    assert took < AT_ONCE
+    assert_interrupted_at_once(ana, turn_id)
 
 
 def test_a_watcher_hears_what_the_dead_worker_had_said_and_then_the_ending_at_once(make_agent_app, fake):
