@@ -23,9 +23,8 @@ def start(target, name):
 
 def let_others_run():
     """Give way to whatever else is ready to run (under gevent, the other greenlets) before going
-    on. A greenlet runs until it waits: a link's reader with a burst of chunks in its socket
-    would parse them all, and a runner would end the whole answer, before the watcher wrote the
-    first token to its browser. Giving way after each event lets that token out at once."""
+    on. A greenlet runs until it waits: a turn's runner that sent text and goes on to write the
+    answer's end would otherwise do so before the watcher wrote that text to its browser."""
     time.sleep(0)
 
 

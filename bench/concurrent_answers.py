@@ -1,37 +1,48 @@
-"""How many answers one worker streams at once, each from a model that sends a token a second.
+"""How many answers one worker streams at once at a real model's pace, and what each relayed chunk
+costs it beside a lean relay's.
 
-    .venv/bin/python -m bench.concurrent_answers [--answers 250,1000] [--tokens 15] [--databases sqlite,postgresql]
+    .venv/bin/python -m bench.concurrent_answers [--answers 10,50,200,400] [--pace 50] [--tokens 250]
+        [--databases sqlite,postgresql] [--redis URL --workers 2] [--smoke]
 
-One gevent worker (the Procfile's line, WEB_CONCURRENCY=1) answers against the scripted wire
-fake of the tests (`python -m tests.fakes`, its own process): every turn's model says `--tokens`
-words, one a second. All the turns are watched at once, as browsers would; an answer counts
-when its stream carried every word and ended `done`. Beside it, in the same run, the floor: as
-many bare SSE streams (bench/floor.py) sending a beat a second. Prints, per step, the answers
-that streamed cleanly, those that failed or were cut (with why), the p99 gap between two words
-against the floor's p99 gap between two beats, and the worker's CPU. Target: ≥ 1,000.
+The Procfile's gevent workers (one, unless `--workers`) answer against the scripted wire fake of
+the tests (`python -m tests.fakes --gevent`, its own process): every turn's model says `--tokens`
+words, `--pace` chunks a second. All the turns are watched at once, as browsers would; an answer
+counts when its stream carried every word, in order, once, and ended `done`.
+
+Beside it, in the same run and on the same server, the lean relay (bench/floor.py): as many
+streams of the same fake, read by the same `openai` call and the app's own line parsing, one SSE
+write per chunk, nothing else. Prints, per step and for both: the answers delivered whole, the
+p99 gap between two `token` events at a watcher, the worker CPU per relayed chunk (µs; the idle
+worker's own CPU over the same time left out) and the ratio of the app's to the lean relay's.
+
+Targets (issue 34): ≥ 400 answers per worker at 50 chunks/s with p99 gap ≤ 100 ms (≥ 300 per
+worker with Redis and two workers); CPU per chunk ≤ 1.5× the lean relay's at 10, 50 and 200.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import contextlib
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 
 import requests
 
 from bench.serving import bench_database, cpu_seconds, error_key, free_port, procfile_server, worker_pids
 from bench.sse_streams import SECRET, prepare
 
+TOKEN_EVENT = b"event: token"
+END_OF_BODY = b"\r\n0\r\n\r\n"  # the last chunk of a chunked body
+
 
 @contextlib.contextmanager
 def wire_fake():
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "tests.fakes", "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-m", "tests.fakes", "--gevent", "--port", str(port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
@@ -47,57 +58,85 @@ def wire_fake():
         process.wait(timeout=10)
 
 
-async def read_stream(port, cookie, path, ending, gaps, reasons):
+@dataclass
+class Side:
+    """What one side's watchers saw in one step."""
+
+    name: str
+    whole: int = 0
+    gaps: list = field(default_factory=list)
+    why: dict = field(default_factory=dict)
+    cpu_seconds: float = 0.0
+    chunks: int = 0
+
+    def fail(self, reason):
+        self.why[reason] = self.why.get(reason, 0) + 1
+
+    @property
+    def per_chunk_us(self):
+        return self.cpu_seconds / self.chunks * 1e6 if self.chunks else float("nan")
+
+
+async def watch(port, cookie, path, words, side):
+    """Reads one stream as raw bytes (a parser per line would cost this process more than the
+    server it measures), notes when each read brought a `token` event, then checks the words."""
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
     except OSError as error:
-        reasons[type(error).__name__] += 1
+        side.fail(type(error).__name__)
         return
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\nCookie: session={cookie}\r\n\r\n".encode())
-    last, name = None, None
+    cookie_header = f"Cookie: session={cookie}\r\n" if cookie else ""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\n{cookie_header}\r\n".encode())
+    body, last, tail = bytearray(), None, b""
     try:
         await writer.drain()
-        while True:
-            line = await reader.readline()
-            if not line:
-                reasons["closed before its end"] += 1
+        while not body.endswith(END_OF_BODY):
+            piece = await reader.read(65536)
+            if not piece:
+                side.fail("closed before its end")
                 return
-            if line.startswith(b"event: "):
-                name = line[7:].strip().decode()
-                if name == "token":
-                    now = time.monotonic()
-                    if last is not None:
-                        gaps.append(now - last)
-                    last = now
-                elif name == "done":
-                    ending.append(name)
-                    return
-            elif name == "failed" and (key := error_key(line)):  # on one of the bubble's first lines
-                ending.append(name)
-                reasons[f"failed: {key}"] += 1
-                return
-    except (OSError, asyncio.IncompleteReadError) as error:
-        reasons[type(error).__name__] += 1
-    finally:
-        writer.close()
-
-
-async def floor_stream(port, gaps, stop):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(b"GET /_floor/stream HTTP/1.1\r\nHost: bench\r\n\r\n")
-    last = None
-    try:
-        while not stop.is_set():
-            line = await reader.readline()
-            if not line:
-                return
-            if line.startswith(b": ping"):
+            body += piece
+            if TOKEN_EVENT in tail + piece:
                 now = time.monotonic()
                 if last is not None:
-                    gaps.append(now - last)
+                    side.gaps.append(now - last)
                 last = now
+            tail = piece[-16:]
+    except (OSError, asyncio.IncompleteReadError) as error:
+        side.fail(type(error).__name__)
+        return
     finally:
         writer.close()
+    said = _said(bytes(body))
+    if said is None:
+        side.fail(f"failed: {error_key(bytes(body)) or 'unknown'}")
+    elif said != words:
+        side.fail("words missing or twice")
+    else:
+        side.whole += 1
+
+
+def _said(body):
+    """The words of the stream's `token` events in order, or None when it did not end `done`.
+    The body is HTTP/1.1 chunked: each chunk is whole events (one `yield` of the server)."""
+    _head, _, chunked = body.partition(b"\r\n\r\n")
+    text, rest = bytearray(), chunked
+    while rest:
+        size, _, rest = rest.partition(b"\r\n")
+        length = int(size, 16) if size.strip() else 0
+        if not length:
+            break
+        text += rest[:length]
+        rest = rest[length + 2 :]
+    events = bytes(text).split(b"\n\n")
+    if not any(event.startswith((b"event: done", b"id:")) and b"event: done" in event for event in events):
+        return None
+    said = []
+    for event in events:
+        if TOKEN_EVENT in event:
+            data = b"\n".join(line[6:] for line in event.split(b"\n") if line.startswith(b"data: "))
+            said += data.decode().split()
+    return said
 
 
 def p99(values):
@@ -105,69 +144,118 @@ def p99(values):
     return values[min(int(len(values) * 0.99), len(values) - 1)] if values else float("nan")
 
 
-async def step(port, process, streams, tokens):
-    floor_gaps, stop = [], asyncio.Event()
-    floors = [asyncio.create_task(floor_stream(port, floor_gaps, stop)) for _ in range(len(streams))]
-    await asyncio.sleep(3)
-    endings, gaps, reasons = [], [], collections.Counter()
+async def idle_cpu(process, seconds=3.0):
+    """The workers' CPU a second with nothing streaming (their own beats and sweeps), which each
+    side's figure leaves out: it is there whatever the answers."""
     pids = worker_pids(process)
     cpu, started = cpu_seconds(pids), time.monotonic()
-    readers = []
+    await asyncio.sleep(seconds)
+    return (cpu_seconds(pids) - cpu) / (time.monotonic() - started)
+
+
+async def measure(port, process, side, streams, words, idle=0.0):
+    """Opens every stream (a hundred at a time, as a crowd's browsers would) and waits for them."""
+    pids = worker_pids(process)
+    cpu, started = cpu_seconds(pids), time.monotonic()
+    watchers = []
     for cookie, path in streams:
-        readers.append(asyncio.create_task(read_stream(port, cookie, path, endings, gaps, reasons)))
-        if len(readers) % 100 == 0:
+        watchers.append(asyncio.create_task(watch(port, cookie, path, words, side)))
+        if len(watchers) % 100 == 0:
             await asyncio.sleep(0.05)
-    await asyncio.wait(readers, timeout=tokens + 120)
-    cpu = (cpu_seconds(pids) - cpu) / (time.monotonic() - started)
-    stop.set()
-    for task in [*floors, *readers]:
+    _finished, pending = await asyncio.wait(watchers, timeout=len(words) / 5 + 120)
+    for task in pending:
         task.cancel()
-    await asyncio.gather(*floors, *readers, return_exceptions=True)
-    return endings.count("done"), reasons, gaps, floor_gaps, cpu
+        side.fail("still streaming at the step's end")
+    side.cpu_seconds = cpu_seconds(pids) - cpu - idle * (time.monotonic() - started)
+    side.chunks = len(streams) * len(words)
+    return side
+
+
+def script(fake_url, provider, answers, words, pace):
+    requests.post(f"{fake_url}/_fake/reset", timeout=5)
+    body = {provider: [{"text": [word + " " for word in words], "pace": 1 / pace}] * answers}
+    requests.post(f"{fake_url}/_fake/script", json=body, timeout=60)
+
+
+def server_env(database_url, fake_url, answers, options):
+    env = {
+        "BEYOU_ENV": "development",
+        "BEYOU_SECRET_KEY": SECRET,
+        "BEYOU_DATABASE_URL": database_url,
+        "BEYOU_LLM_ORDER": "mistral",
+        "BEYOU_LLM_MISTRAL_API_KEY": "bench",
+        "BEYOU_LLM_MISTRAL_BASE_URL": f"{fake_url}/mistral/v1",
+        "BENCH_LEAN_BASE_URL": f"{fake_url}/lean/v1",
+        "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "120",
+        "BEYOU_LLM_TOTAL_TIMEOUT": "600",
+        "BEYOU_AGENT_TURN_SECONDS": "600",
+        "BEYOU_AGENT_HOURLY_BUDGET": str(10 * answers),
+        "BEYOU_WORKER_CONNECTIONS": str(2 * answers + 100),
+    }
+    if options.redis:
+        env["BEYOU_REDIS_URL"] = options.redis
+    return env
+
+
+async def step(options, fake_url, folder, database, answers):
+    words = [f"w{n}" for n in range(options.tokens)]
+    database_url = bench_database(database, folder, f"bench_answers_{answers}")
+    *streams, warm_up = prepare(database_url, answers + 1)
+    env = server_env(database_url, fake_url, answers, options)
+    with procfile_server(env, workers=options.workers, floor=True) as (base_url, process):
+        port = int(base_url.rsplit(":", 1)[1])
+        # One of each first, so neither side's figures carry its first call's imports and clients.
+        script(fake_url, "lean", 1, words[:5], options.pace)
+        await measure(port, process, Side("warm-up"), [(None, "/_floor/relay/0")], words[:5])
+        script(fake_url, "mistral", 1, words[:5], options.pace)
+        await measure(port, process, Side("warm-up"), [warm_up], words[:5])
+        idle = await idle_cpu(process)
+        lean, app = Side("lean relay"), Side("the app")
+        if "lean" in options.sides:
+            script(fake_url, "lean", answers, words, options.pace)
+            relays = [(None, f"/_floor/relay/{n}") for n in range(answers)]
+            await measure(port, process, lean, relays, words, idle)
+        if "app" in options.sides:
+            script(fake_url, "mistral", answers, words, options.pace)
+            await measure(port, process, app, streams, words, idle)
+    ratio = app.per_chunk_us / lean.per_chunk_us
+    per_worker = answers / options.workers
+    verdict = "OK" if app.whole == answers and p99(app.gaps) <= 0.1 else "UNDER"
+    for side in (lean, app):
+        if not side.chunks:
+            continue
+        print(
+            f"{database:10} {answers:>4} answers ({per_worker:g}/worker) at {options.pace:g} chunks/s, "
+            f"{options.tokens} each — {side.name:10}: {side.whole:>4} whole {side.why or ''}; "
+            f"gap p99 {p99(side.gaps) * 1000:4.0f} ms; CPU {side.per_chunk_us:5.1f} µs/chunk",
+            flush=True,
+        )
+    print(f"{database:10} {answers:>4} answers: CPU per chunk ×{ratio:.2f} the lean relay's (idle worker "
+          f"{idle * 100:.1f}% of a core, left out of both) -> {verdict}", flush=True)  # fmt: skip
 
 
 async def run(options):
     with tempfile.TemporaryDirectory() as folder, wire_fake() as fake_url:
         for database in options.databases:
             for answers in options.answers:
-                database_url = bench_database(database, folder, f"bench_answers_{answers}")
-                streams = prepare(database_url, answers)
-                requests.post(f"{fake_url}/_fake/reset", timeout=5)
-                words = [f"word{n} " for n in range(options.tokens)]
-                script = {"mistral": [{"text": words, "pace": 1.0}] * answers}
-                requests.post(f"{fake_url}/_fake/script", json=script, timeout=30)
-                env = {
-                    "BEYOU_ENV": "development",
-                    "BEYOU_SECRET_KEY": SECRET,
-                    "BEYOU_DATABASE_URL": database_url,
-                    "BEYOU_LLM_ORDER": "mistral",
-                    "BEYOU_LLM_MISTRAL_API_KEY": "bench",
-                    "BEYOU_LLM_MISTRAL_BASE_URL": f"{fake_url}/mistral/v1",
-                    "BEYOU_LLM_FIRST_EVENT_TIMEOUT": "120",
-                    "BEYOU_LLM_TOTAL_TIMEOUT": "600",
-                    "BEYOU_AGENT_TURN_SECONDS": "600",
-                    "BEYOU_AGENT_HEARTBEAT_SECONDS": "1",  # the floor beats as often as the model speaks
-                    "BEYOU_WORKER_CONNECTIONS": str(2 * answers + 100),
-                }
-                with procfile_server(env, workers=1, floor=True) as (base_url, process):
-                    port = int(base_url.rsplit(":", 1)[1])
-                    done, reasons, gaps, floor_gaps, cpu = await step(port, process, streams, options.tokens)
-                verdict = "OK" if done == answers else "UNDER"
-                print(
-                    f"{database:10} {answers:>5} answers at once, {options.tokens} words each at 1/s: "
-                    f"{done:>5} streamed cleanly {dict(reasons) or ''}; word gap p99 {p99(gaps):.2f} s vs the "
-                    f"floor's beat gap p99 {p99(floor_gaps):.2f} s (×{p99(gaps) / p99(floor_gaps):.2f}); "
-                    f"worker CPU {cpu * 100:.0f}% -> {verdict}",
-                    flush=True,
-                )
+                await step(options, fake_url, folder, database, answers)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--answers", default="250,1000", type=lambda v: [int(x) for x in v.split(",")])
-    parser.add_argument("--tokens", type=int, default=15)
+    numbers = lambda v: [int(x) for x in v.split(",")]  # noqa: E731
+    parser.add_argument("--answers", default="10,50,200,400", type=numbers)
+    parser.add_argument("--pace", type=float, default=50.0, help="chunks a second per answer")
+    parser.add_argument("--tokens", type=int, default=250)
     parser.add_argument("--databases", default="sqlite,postgresql", type=lambda v: v.split(","))
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--redis", help="a Redis URL: the turn log, stream slots and limits in Redis")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--sides", default="lean,app", help="which to run: lean, app or both (to profile one)")
+    parser.add_argument("--smoke", action="store_true", help="a few answers, a few seconds (CI)")
+    options = parser.parse_args()
+    if options.smoke:
+        options.answers, options.tokens, options.databases = [5], 40, ["sqlite"]
+    asyncio.run(run(options))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ floor of a figure is the same work done by Flask alone, on the same server, in t
 """
 
 import itertools
+import os
 import time
 import uuid
 
@@ -75,3 +76,42 @@ def _one_token(turn_id):
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache"},
     )
+
+
+# The lean relay: the same `openai` call as an OpenAI-compatible link, the answer read with the
+# app's own line-and-JSON parsing, one SSE `token` write per chunk, all on the request's own
+# greenlet — no turn, no log, no database. `bench.concurrent_answers` measures the assistant's
+# CPU per relayed chunk against it.
+_lean = {}
+
+
+def _lean_client():
+    if "client" not in _lean:
+        import openai
+
+        from app.llm.http import link_http_client
+        from app.llm.settings import Timeouts
+
+        http, _transport = link_http_client(Timeouts(first_event=120, total=600))
+        base_url = os.environ["BENCH_LEAN_BASE_URL"]
+        _lean["client"] = openai.OpenAI(api_key="bench", base_url=base_url, max_retries=0, http_client=http)
+    return _lean["client"]
+
+
+@app.get("/_floor/relay/<int:relay_id>")
+def lean_relay(relay_id):
+    from app.llm.providers.openai_compat import _chunks
+
+    def relay():
+        messages = [{"role": "user", "content": f"relay {relay_id}"}]
+        stream = _lean_client().chat.completions.create(model="lean", messages=messages, stream=True)
+        try:
+            for chunk in _chunks(stream.response.iter_lines()):
+                for choice in chunk.get("choices") or []:
+                    if text := (choice.get("delta") or {}).get("content"):
+                        yield f"event: token\ndata: {text}\n\n"
+        finally:
+            stream.close()
+        yield "event: done\ndata: \n\n"
+
+    return Response(relay(), mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})

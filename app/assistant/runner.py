@@ -13,7 +13,6 @@ lease while it runs, so a worker that dies mid-turn leaves a record that a watch
 ends as INTERRUPTED. A worker shutting down (SIGTERM) ends its turns the same way, itself.
 """
 
-import copy
 import logging
 import threading
 import time
@@ -54,6 +53,9 @@ log = logging.getLogger("beyou.agent")
 TURNS = Counter("beyou_agent_turns_total", "Agent turns by how they ended", ["ending"])
 
 JOURNAL_EVERY = 1.0  # seconds of streaming text between two journal writes
+# A turn's text leaves at most this often, the pieces read meanwhile together: one event where a
+# model sent one or two, and a watcher cannot tell the difference.
+GATHER_SECONDS = 0.03
 CANCEL_POLL_SECONDS = 0.25  # how often one query asks which of this process's turns were cancelled
 JOURNAL_PATIENCE = 0.5  # a journal write waits this long for a SQLite lock, then tries next time
 SHUTDOWN_GRACE = 3.0  # seconds a stopping worker lets its turns end themselves
@@ -136,6 +138,7 @@ class TurnRun:
     def __init__(self, app, turn_id):
         self.app = app
         self.turn_id = turn_id
+        self._log_id = str(turn_id)  # the turn log's key, made once rather than for every event
         self.turn = None  # a TurnRef once loaded
         self.language = None
         self.segments = Segments()
@@ -154,8 +157,8 @@ class TurnRun:
     # The one send function -------------------------------------------------------------
 
     def send(self, name, html):
-        self.app.extensions["turn_log"].send(self.turn_id, name, html)
-        daemons.let_others_run()  # its watchers write it before the runner reads on
+        self.app.extensions["turn_log"].send(self._log_id, name, html)
+        daemons.let_others_run()  # its watchers write it before the runner goes on
 
     # -------------------------------------------------------------------------------------
 
@@ -254,7 +257,7 @@ class TurnRun:
         db.session.commit()
         text, calls, results, extras = [], [], [], {}
         self.round = (text, calls, results)
-        stream = the_model.stream(request, deadline=deadline, wake=self.wake)
+        stream = the_model.stream(request, deadline=deadline, wake=self.wake, gather=GATHER_SECONDS)
         try:
             for event in stream:
                 self._check_still_wanted(deadline)
@@ -331,8 +334,7 @@ class TurnRun:
         self._journaled_at = time.monotonic()
         try:
             with sqlite_patience(JOURNAL_PATIENCE):
-                assistant.record_progress(self.turn, copy.deepcopy(self.segments.items), self._answer_transcript(),
-                                          self.link)  # fmt: skip
+                assistant.record_progress(self.turn, self.segments.items, self._answer_transcript(), self.link)
         except Exception:
             log.warning("turn %s: its journal could not be written this time", self.turn_id, exc_info=True)
             db.session.rollback()

@@ -90,6 +90,7 @@ def _follow(app, user_id, turn_id, after, slot, client):
     away makes beats silent (the log's `read` waits it out), never ends the stream.
     """
     turn_log = app.extensions["turn_log"]
+    log_id = str(turn_id)  # its key in the log and among the running turns, made once
     slots = app.extensions["stream_slots"]
     heartbeat = app.config["AGENT_HEARTBEAT_SECONDS"]
     look_every = app.config["AGENT_LEASE_SECONDS"] / 3
@@ -97,21 +98,21 @@ def _follow(app, user_id, turn_id, after, slot, client):
     next_look = next_renewal = time.monotonic()
     # Not run here, the turn may have ended already: its backlog is read without waiting, and
     # the database asked, before the first wait.
-    wait = heartbeat if runner.RUNNING.runs(turn_id) else 0
+    wait = heartbeat if runner.RUNNING.runs(log_id) else 0
     try:
         yield ": connected\n\n"
         while True:
-            events = turn_log.read(turn_id, after, wait=wait)
+            events = turn_log.read(log_id, after, wait=wait)
             if not events:
                 now = time.monotonic()
-                if now >= next_look and not runner.RUNNING.runs(turn_id):
+                if now >= next_look and not runner.RUNNING.runs(log_id):
                     next_look = now + look_every
                     with app.app_context():
                         replay = _replay_if_finished(turn_id)
                     if replay:
                         # The record says it ended; a relay a moment behind it still brings the
                         # log's own events, with their ids (a reconnect must resume from them).
-                        events = turn_log.read(turn_id, after, wait=turn_log.relay_lag)
+                        events = turn_log.read(log_id, after, wait=turn_log.relay_lag)
                         if not events:
                             yield replay
                             return
@@ -126,11 +127,11 @@ def _follow(app, user_id, turn_id, after, slot, client):
                     next_renewal = now + renew_every
                     slots.renew(user_id, slot)
                 continue
-            for event in events:
-                yield sse(event.id, event.name, event.data)
-                after = event.id
-                if event.terminal:
-                    return
+            # What the log held leaves in one write: a watcher that fell behind catches up at once.
+            after = events[-1].id
+            yield "".join(sse(event.id, event.name, event.data) for event in events)
+            if events[-1].terminal:
+                return
     finally:
         slots.release(user_id, slot)
 

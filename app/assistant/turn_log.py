@@ -137,6 +137,7 @@ class RedisTurnLog:
     # waits this long for the log's own ending before answering from the record.
     relay_lag = 1.5
     BATCH = 500  # events per append: a stream rebuilt after a restart goes in a few round trips
+    FLUSH_EVERY = 0.005  # the flusher's pause after a round trip: the turns' next events go together
     RETRY_SECONDS = (0.1, 0.25, 0.5, 1.0)  # the flusher's pauses while Redis is away
     AWAY_PAUSE = 0.25  # a watcher's pause between two reads that found Redis away
 
@@ -217,47 +218,52 @@ class RedisTurnLog:
                     self._dirty.wait()
                 turns = list(self._unflushed)
             try:
-                for turn_id in turns:
-                    self._flush_or_drop(turn_id)
+                self._flush(turns)
                 self._away.over()
                 failures = 0
             except self._errors:
                 self._away.began()
                 time.sleep(self.RETRY_SECONDS[min(failures, len(self.RETRY_SECONDS) - 1)])
                 failures += 1
+            else:
+                time.sleep(self.FLUSH_EVERY)  # what the turns send meanwhile goes in the next round trip
 
-    def _flush_or_drop(self, turn_id):
-        """Flush one turn; one that fails for another reason than Redis is dropped from the relay
-        (its watchers here still read the copy here; elsewhere, the database ends it)."""
-        try:
-            self._flush(turn_id)
-        except self._errors:
-            raise
-        except Exception:
-            log.exception("turn %s: its events could not be relayed to Redis", turn_id)
-            with self._lock:
-                self._unflushed.discard(turn_id)
-                self._flushed.pop(turn_id, None)
-
-    def _flush(self, turn_id):
-        key = self._prefix + turn_id
-        flushed = self._flushed.get(turn_id, 0)
-        ended = False
-        while pending := self._here.events(turn_id, after=flushed):
+    def _flush(self, turns):
+        """One round trip for every turn with new events: a batch of each, appended by the script
+        (a turn whose batch Redis refuses is dropped from the relay: its watchers here still read
+        the copy here; elsewhere, the database ends it)."""
+        batches = []
+        pipe = self._redis.pipeline(transaction=False)
+        for turn_id in turns:
+            flushed = self._flushed.get(turn_id, 0)
+            pending = self._here.events(turn_id, after=flushed)
             batch = pending[: self.BATCH]
-            ttl = KEEP_SECONDS if batch[-1].terminal else 2 * KEEP_SECONDS
-            fields = [item for e in batch for item in (f"{e.id}-0", json.dumps([e.name, e.data]))]
-            have = self._append(keys=[key], args=[flushed, ttl, *fields])
-            if have == -1:
-                flushed, ended = flushed + len(batch), batch[-1].terminal
-            else:  # Redis lost some (a restart) or kept a batch whose answer was lost: go on from there
-                flushed = min(have, flushed + len(pending))
-            self._flushed[turn_id] = flushed
-        with self._lock:
-            if not self._here.events(turn_id, after=flushed):  # nothing new came meanwhile
-                self._unflushed.discard(turn_id)
-                if ended:
-                    self._flushed.pop(turn_id, None)  # ended: the database is its record from here
+            if batch:
+                ttl = KEEP_SECONDS if batch[-1].terminal else 2 * KEEP_SECONDS
+                fields = [item for e in batch for item in (f"{e.id}-0", json.dumps([e.name, e.data]))]
+                self._append(keys=[self._prefix + turn_id], args=[flushed, ttl, *fields], client=pipe)
+            batches.append((turn_id, flushed, pending, batch))
+        answers = iter(pipe.execute(raise_on_error=False))
+        for turn_id, flushed, pending, batch in batches:
+            ended = False
+            if batch:
+                have = next(answers)
+                if isinstance(have, Exception):
+                    log.error("turn %s: its events could not be relayed to Redis: %s", turn_id, have)
+                    with self._lock:
+                        self._unflushed.discard(turn_id)
+                        self._flushed.pop(turn_id, None)
+                    continue
+                if have == -1:
+                    flushed, ended = flushed + len(batch), batch[-1].terminal
+                else:  # Redis lost some (a restart) or kept a batch whose answer was lost: go on from there
+                    flushed = min(have, flushed + len(pending))
+                self._flushed[turn_id] = flushed
+            with self._lock:
+                if not self._here.events(turn_id, after=flushed):  # nothing new came meanwhile
+                    self._unflushed.discard(turn_id)
+                    if ended:
+                        self._flushed.pop(turn_id, None)  # ended: the database is its record from here
 
 
 class Away:

@@ -134,7 +134,12 @@ class Chain:
     # -- the doors -------------------------------------------------------------------------------
 
     def stream(
-        self, request: ChatRequest, *, deadline: float | None = None, wake: Wake | None = None
+        self,
+        request: ChatRequest,
+        *,
+        deadline: float | None = None,
+        wake: Wake | None = None,
+        gather: float | None = None,
     ) -> Iterator[StreamEvent]:
         """Streams one model call; closing the iterator cuts the HTTP stream it is reading.
 
@@ -144,9 +149,14 @@ class Chain:
         `DeadlineReached` (nothing committed yet) or `StreamInterrupted` (output committed).
         While the model is silent a `Waiting` comes at least every quarter second; with a `wake`,
         at once when it is called, and otherwise every WAITING_EVERY_WITH_WAKE seconds.
+
+        With `gather` (seconds), text is given as it comes but at most once per `gather`: the
+        pieces read meanwhile leave together, as one `TextDelta` (a model sends 30–150 pieces a
+        second; a person reads no faster for each of them being its own event). Without it, each
+        piece leaves on its own.
         """
         self._require_configured()
-        return self._walk_streaming(request, deadline, wake)
+        return self._walk_streaming(request, deadline, wake, gather)
 
     def structured(
         self, request: ChatRequest, schema: type[Schema], *, retry: bool = True, deadline: float | None = None
@@ -206,7 +216,9 @@ class Chain:
 
     # -- walking the links -----------------------------------------------------------------------
 
-    def _walk_streaming(self, request: ChatRequest, deadline: float | None, wake: Wake | None) -> Iterator[StreamEvent]:
+    def _walk_streaming(
+        self, request: ChatRequest, deadline: float | None, wake: Wake | None, gather: float | None
+    ) -> Iterator[StreamEvent]:
         failures: list[LLMError] = []
         every = WAITING_EVERY if wake is None else WAITING_EVERY_WITH_WAKE
         for adapter in self._candidates():
@@ -223,7 +235,7 @@ class Chain:
             if wake is not None:
                 wake.listen(reader.items)
             try:
-                for event in self._events(adapter, reader, budget, every):
+                for event in self._events(adapter, reader, budget, every, gather):
                     if isinstance(event, TextDelta | ToolCallReady):
                         if isinstance(event, TextDelta):
                             if "\x00" in event.text:  # no text column can store NUL (PostgreSQL)
@@ -270,7 +282,7 @@ class Chain:
         raise ChainExhausted(failures)
 
     def _events(
-        self, adapter: ProviderAdapter, reader: _Reader, budget: _Budget, every: float
+        self, adapter: ProviderAdapter, reader: _Reader, budget: _Budget, every: float, gather: float | None
     ) -> Iterator[StreamEvent]:
         """One link's events from its reader, under its budget; `Waiting` in every silence (at
         least `every` seconds apart) and whenever the caller wakes the stream.
@@ -278,21 +290,59 @@ class Chain:
         Silence is measured from when the link said something, not from when the caller took it:
         a caller busy with an event (running a tool) does not make the link late, and an event
         already read is delivered without looking at the clock, except text past the total budget.
+
+        With `gather`, text already read leaves as one `TextDelta` once nothing more is waiting,
+        and at most one every `gather` seconds; anything else the link says first lets the text
+        before it go.
         """
         spoke_at = time.monotonic()
+        held: list[str] = []
+        text_at = 0.0  # when held text may leave
         while True:
             try:
                 said_at, item = reader.items.get_nowait()
             except queue.Empty:
                 now = time.monotonic()
-                budget.check(adapter, now)
-                try:
-                    said_at, item = reader.items.get(timeout=max(0.0, min(spoke_at + every, budget.limit()) - now))
-                except queue.Empty:
-                    budget.check(adapter, time.monotonic())
+                if held:
+                    if now >= text_at:
+                        text_at = now + (gather or 0.0)
+                        yield _joined(held)
+                        continue
+                    try:  # more text may come before it is due: it leaves with it
+                        said_at, item = reader.items.get(timeout=text_at - now)
+                    except queue.Empty:
+                        continue
+                else:
+                    budget.check(adapter, now)
+                    try:
+                        said_at, item = reader.items.get(timeout=max(0.0, min(spoke_at + every, budget.limit()) - now))
+                    except queue.Empty:
+                        budget.check(adapter, time.monotonic())
+                        spoke_at = time.monotonic()
+                        yield Waiting()
+                        continue
+            if isinstance(item, TextDelta):
+                budget.heard(said_at)
+                now = time.monotonic()
+                if held and now >= budget.end:  # what came in time is given before the budget ends it
+                    yield _joined(held)
+                budget.check(adapter, now, waiting=False)
+                spoke_at = now
+                if gather is None:
+                    yield item
+                else:
+                    held.append(item.text)
+                continue
+            if isinstance(item, Generating):
+                budget.heard(said_at)
+                budget.check(adapter, time.monotonic(), waiting=False)
+                if time.monotonic() - spoke_at >= every:
                     spoke_at = time.monotonic()
                     yield Waiting()
-                    continue
+                continue
+            if held:  # the text said before it goes first
+                text_at = time.monotonic() + (gather or 0.0)
+                yield _joined(held)
             if item is _WOKEN:  # the caller's, not the model's: the link's silence goes on
                 yield Waiting()
                 continue
@@ -301,16 +351,6 @@ class Chain:
                     raise item.error
                 return
             budget.heard(said_at)
-            if isinstance(item, ToolCallReady | Completed):
-                yield item
-                continue
-            budget.check(adapter, time.monotonic(), waiting=False)
-            if isinstance(item, Generating):
-                if time.monotonic() - spoke_at >= every:
-                    spoke_at = time.monotonic()
-                    yield Waiting()
-                continue
-            spoke_at = time.monotonic()
             yield item
 
     def _walk_json(self, request: ChatRequest, schema: type[BaseModel], deadline: float | None) -> tuple[str, str]:
@@ -522,8 +562,6 @@ class _Reader:
                     if self._cut.done:
                         break
                     self.items.put((time.monotonic(), event))
-                    if isinstance(event, TextDelta):  # a person waits for it: out before the next read
-                        daemons.let_others_run()
         except Exception as error:
             self.items.put((time.monotonic(), _Ended(error)))
         else:
@@ -531,6 +569,13 @@ class _Reader:
 
     def stop(self) -> None:
         self._cut()
+
+
+def _joined(held: list[str]) -> TextDelta:
+    """The held pieces of text as one, leaving `held` empty."""
+    text = "".join(held)
+    held.clear()
+    return TextDelta(text)
 
 
 def _until_midnight(now: float, zone: str) -> float:

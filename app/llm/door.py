@@ -112,12 +112,17 @@ class Model:
         return self.chain.configured
 
     def stream(
-        self, request: ChatRequest, *, deadline: float | None = None, wake: Wake | None = None
+        self,
+        request: ChatRequest,
+        *,
+        deadline: float | None = None,
+        wake: Wake | None = None,
+        gather: float | None = None,
     ) -> Iterator[StreamEvent]:
         """`Chain.stream` (closing the iterator still cuts the HTTP stream at once)."""
         started = time.monotonic()
         try:
-            events = self.chain.stream(request, deadline=deadline, wake=wake)
+            events = self.chain.stream(request, deadline=deadline, wake=wake, gather=gather)
         except LLMError as refused:
             self._count(refused, started)
             raise

@@ -199,6 +199,16 @@ def read_events(response, until_terminal=True):
     return events
 
 
+def spoken(events, ending="done"):
+    """The text a stream's `token` events carried, once it is checked that they came first and
+    `ending` last. Text read together leaves together (one event for pieces a model sent within
+    the runner's gather), so how many `token` events a text takes depends on the model's pace."""
+    names = [e["name"] for e in events]
+    assert names[-1] == ending and set(names[:-1]) <= {"token"}, names
+    assert len(names) > 1, names
+    return "".join(e["data"] for e in events[:-1])
+
+
 def parse_frame(frame):
     name, data, event_id = None, [], None
     for line in frame.split("\n"):

@@ -1,8 +1,9 @@
 """Under gevent (the Procfile's server) a greenlet runs until it waits. A model that sends its
-whole answer in one burst used to be read, parsed and ended by the turn's reader and runner
-before its watcher got to write the first token: the first token reached the browser with the
-last. The reader and the runner now give way after each piece of text (docs/performance.md, "The
-model's wire"), so the watcher's first read holds the first token alone."""
+whole answer in one burst was once read, parsed and ended by the turn's reader and runner before
+its watcher got to write any of it: the text reached the browser with the answer's end, after the
+answer was stored. The chain now gives the text it read as one piece, and the runner gives way
+after each event it sends (docs/performance.md, "The model's wire"), so the watcher's first read
+holds the text, alone, before the turn ends."""
 
 import json
 import subprocess
@@ -42,7 +43,7 @@ with FakeProviders() as fake, tempfile.TemporaryDirectory() as folder:
         after = 0
         while True:
             events = log.read(turn_id, after, wait=10)
-            reads.append([event.name for event in events])
+            reads.append([[event.name, event.data] for event in events])
             after = events[-1].id
             if events[-1].terminal:
                 return
@@ -56,11 +57,13 @@ with FakeProviders() as fake, tempfile.TemporaryDirectory() as folder:
 """
 
 
-def test_a_burst_of_text_reaches_the_watcher_a_token_at_a_time():
+def test_a_burst_of_text_reaches_the_watcher_before_the_turn_ends():
     done = subprocess.run(
         [sys.executable, "-c", A_TURN_WATCHED_UNDER_GEVENT], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     reads = json.loads(done.stdout.strip().splitlines()[-1])
-    assert reads[0] == ["token"], reads
-    assert [name for read in reads for name in read] == ["token"] * 5 + ["done"], reads
+    assert [name for name, _data in reads[0]] == ["token"], reads
+    events = [event for read in reads for event in read]
+    assert [name for name, _data in events][-1] == "done", reads
+    assert "".join(data for name, data in events if name == "token") == "Start with the hardest task.", reads

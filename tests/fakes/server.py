@@ -268,9 +268,11 @@ class _ProviderHandler(BaseHTTPRequestHandler):
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.end_headers()
+        next_at = time.monotonic()
         for index, frame in enumerate(frames):
-            if index and reply.pace:
-                time.sleep(reply.pace)
+            if index and reply.pace:  # on a schedule: a loaded server catches up, as a model's own clock would
+                next_at += reply.pace
+                time.sleep(max(0.0, next_at - time.monotonic()))
             if frame.control == wire.CUT:
                 self.wfile.flush()
                 self.connection.shutdown(socket.SHUT_RDWR)
@@ -279,6 +281,7 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             if frame.control == wire.STALL:
                 if not self._stall(reply):
                     raise ConnectionResetError("the client went away during the stall")
+                next_at = time.monotonic()
                 continue
             data = frame.payload if isinstance(frame.payload, str) else "data: " + json.dumps(frame.payload)
             self._chunk((data + "\n\n").encode())

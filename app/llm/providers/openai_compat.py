@@ -58,9 +58,9 @@ from app.llm.tool_ids import common_id, mistral_id, new_call_id
 log = logging.getLogger(__name__)
 
 REASONING_FIELD = "reasoning_content"
-# The model thinking, under other names: `reasoning` is how vLLM, Ollama and OpenRouter stream it.
+# The model thinking, under another name: `reasoning` is how vLLM, Ollama and OpenRouter stream it.
 # It is model activity (the idle budget hears it) and is never kept.
-THINKING_FIELDS = ("reasoning",)
+THINKING_FIELD = "reasoning"
 
 # Error codes that say the model's own output failed, not our request: Groq's 400
 # `tool_use_failed` (the model wrote a tool call that does not parse), sent as the status's body,
@@ -226,14 +226,17 @@ class OpenAICompatAdapter(ProviderAdapter):
                     if thought := delta.get(REASONING_FIELD):
                         reasoning.append(thought)
                         yield Generating()
-                    if any(delta.get(field) for field in THINKING_FIELDS):
+                    if delta.get(THINKING_FIELD):
                         yield Generating()
                     if content := delta.get("content"):
-                        text, thought = self._read_content(content)
-                        if thought:
-                            yield Generating()
-                        if text:
-                            yield TextDelta(text)
+                        if type(content) is str:  # nearly every chunk: no need to ask what it is
+                            yield TextDelta(content)
+                        else:
+                            text, thought = self._read_content(content)
+                            if thought:
+                                yield Generating()
+                            if text:
+                                yield TextDelta(text)
                     for part in delta.get("tool_calls") or []:
                         index = part.get("index")
                         index = len(slots) if index is None else index
