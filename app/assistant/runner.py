@@ -24,7 +24,7 @@ from flask_babel import force_locale
 from flask_babel import gettext as _
 from markupsafe import escape
 from prometheus_client import Counter
-from sqlalchemy import bindparam, inspect
+from sqlalchemy import bindparam
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app import daemons, events
@@ -140,7 +140,9 @@ class TurnRun:
         self.turn_id = turn_id
         self._log_id = str(turn_id)  # the turn log's key, made once rather than for every event
         self.turn = None  # a TurnRef once loaded
+        self.user_id = None
         self.language = None
+        self._loaded = None  # the rows read at the start, until the first round takes them
         self.segments = Segments()
         self.transcript = []  # this turn's portable messages: the user's, then each round's
         self.round = None  # the round being streamed: (text chunks, calls, results)
@@ -167,22 +169,20 @@ class TurnRun:
             # What the turn's tools change reaches the user's other pages; the panel watching it
             # refreshes its own page from the tool events (app/events.py, app/web/live.py).
             with self.app.app_context(), events.acting_from(f"turn:{self.turn_id}"):
-                loaded = self._load()
-                if loaded is None:
+                if not self._load():
                     return
-                turn, user, chat = loaded
-                self.turn = TurnRef(turn.id, turn.chat_id, turn.question_id, turn.answer_id)
-                self.language = user.language
-                with force_locale(user.language):
+                with force_locale(self.language):
                     try:
-                        self._answer(user, chat, turn)
+                        self._answer()
                     finally:
                         db.session.remove()
         finally:
             RUNNING.discard(self)
 
     def _load(self):
-        """The turn, its user and its chat in one query (start_turn checked the chat is theirs).
+        """Whether the turn could be read: its ids, its user's, its text and the user's language
+        are kept; no row is (each round reads its rows again, and lets them go before waiting on
+        its model).
 
         Thousands of turns claimed at once can leave none of the pool's connections free for a
         while: the runner waits its turn (its lease is renewed meanwhile) until the turn's own
@@ -192,7 +192,11 @@ class TurnRun:
         pause = 0.25
         while True:
             try:
-                return db.session.execute(_TURN_USER_CHAT, {"turn": self.turn_id}).one()
+                self._loaded = self._rows()  # the first round's rows
+                turn, user, _chat = self._loaded
+                self.turn = TurnRef(turn.id, turn.chat_id, turn.question_id, turn.answer_id)
+                self.user_id, self.language, self.text = user.id, user.language, turn.text
+                return True
             except PoolTimeout:
                 db.session.rollback()
                 if time.monotonic() + pause < give_up:
@@ -207,18 +211,20 @@ class TurnRun:
             db.session.remove()
             if self._first_to_end():
                 self._send_error("TURN_INTERRUPTED", keep_bubble=True)
-            return None
+            return False
 
-    def _answer(self, user, chat, turn):
+    def _rows(self):
+        """The turn, its user and its chat in one query (start_turn checked the chat is theirs)."""
+        return db.session.execute(_TURN_USER_CHAT, {"turn": self.turn_id}).one()
+
+    def _answer(self):
         config = self.app.config
         deadline = time.monotonic() + config["AGENT_TURN_SECONDS"]
-        context = registry.ToolContext(user=user, chat=chat, page=turn.page, focus_entry_id=turn.focus_entry_id)
-        self.text = turn.text
-        self.transcript.append(Message.user(turn.text))
+        self.transcript.append(Message.user(self.text))
         the_model = model("agent")
         try:
             for _round in range(config["AGENT_MAX_ROUNDS"]):
-                calls = self._model_round(the_model, user, chat, turn, context, deadline)
+                calls = self._model_round(the_model, deadline)
                 if not calls:
                     break
             else:
@@ -229,11 +235,11 @@ class TurnRun:
             self._withdraw("AI_NOT_CONFIGURED")
         except DeadlineReached:  # the turn's own time ran out while no link had answered yet
             if self.segments.empty:
-                self._give_back_budget(user)
+                self._give_back_budget()
             self._end(Ending.TIMEOUT, "TIMEOUT")
         except ChainExhausted:
             if self.segments.empty:
-                self._give_back_budget(user)
+                self._give_back_budget()
                 self._withdraw("AI_UNAVAILABLE")
             else:
                 self._end(Ending.FAILED, "AI_UNAVAILABLE")
@@ -242,19 +248,17 @@ class TurnRun:
             self._end(Ending.INTERRUPTED, "AI_STREAM_INTERRUPTED")
         except TurnStopped as stopped:
             if stopped.key == "TIMEOUT" and self.segments.empty:  # the model was silent all along
-                self._give_back_budget(user)
+                self._give_back_budget()
             self._end(stopped.ending, stopped.key)
         except Exception:
             log.exception("turn %s failed", self.turn_id)
             db.session.rollback()
             self._end(Ending.FAILED, "TURN_FAILED")
 
-    def _model_round(self, the_model, user, chat, turn, context, deadline):
+    def _model_round(self, the_model, deadline):
         """One model call; runs the tool calls it makes. Returns those calls (none: answered)."""
-        request = prompt.request_for(user, chat, turn, self.transcript)
-        # End the read transaction before waiting on the model: a turn must not hold a database
-        # connection through a long, silent first token (thousands of turns share the pool).
-        db.session.commit()
+        request = self._request()
+        context = None
         text, calls, results, extras = [], [], [], {}
         self.round = (text, calls, results)
         stream = the_model.stream(request, deadline=deadline, wake=self.wake, gather=GATHER_SECONDS)
@@ -268,6 +272,7 @@ class TurnRun:
                     if time.monotonic() - self._journaled_at >= JOURNAL_EVERY:
                         self._journal()
                 elif isinstance(event, ToolCallReady):
+                    context = context or self._tool_context()
                     self._run_tool(context, event.call)
                 elif isinstance(event, ModelCompleted):
                     self.link = event.link
@@ -280,6 +285,22 @@ class TurnRun:
         )
         self.transcript.extend(results)
         return calls
+
+    def _request(self):
+        """The round's request, from the turn's rows as they are now. The read transaction ends
+        and the rows are let go before the turn waits on its model: a turn must hold neither a
+        database connection nor its rows through a long, silent first token (thousands of turns
+        wait at once). Its tools read them again."""
+        turn, user, chat = self._loaded or self._rows()
+        self._loaded = None
+        request = prompt.request_for(user, chat, turn, self.transcript)
+        db.session.commit()
+        db.session.remove()
+        return request
+
+    def _tool_context(self):
+        turn, user, chat = self._rows()
+        return registry.ToolContext(user=user, chat=chat, page=turn.page, focus_entry_id=turn.focus_entry_id)
 
     def _run_tool(self, context, call):
         """Run one call of the current round, journaled before it runs and after."""
@@ -396,10 +417,9 @@ class TurnRun:
         log.error("turn %s: gave up saving its answer; the sweep ends it from its journal", self.turn_id)
         self._journal()
 
-    def _give_back_budget(self, user):
+    def _give_back_budget(self):
         """No model answered: the message spent when the turn was claimed is the user's again."""
-        (user_id,) = inspect(user).identity
-        turn_budget.refund(user_id)
+        turn_budget.refund(self.user_id)
 
     def _withdraw(self, key):
         """Nothing happened: the user's message leaves the chat and goes back to the composer."""

@@ -299,28 +299,26 @@ class Chain:
         held: list[str] = []
         text_at = 0.0  # when held text may leave
         while True:
-            try:
-                said_at, item = reader.items.get_nowait()
-            except queue.Empty:
+            said = _next(reader.items)
+            if said is None:
                 now = time.monotonic()
                 if held:
                     if now >= text_at:
                         text_at = now + (gather or 0.0)
                         yield _joined(held)
                         continue
-                    try:  # more text may come before it is due: it leaves with it
-                        said_at, item = reader.items.get(timeout=text_at - now)
-                    except queue.Empty:
+                    said = _next(reader.items, text_at - now)  # text that comes before it is due leaves with it
+                    if said is None:
                         continue
                 else:
                     budget.check(adapter, now)
-                    try:
-                        said_at, item = reader.items.get(timeout=max(0.0, min(spoke_at + every, budget.limit()) - now))
-                    except queue.Empty:
+                    said = _next(reader.items, max(0.0, min(spoke_at + every, budget.limit()) - now))
+                    if said is None:
                         budget.check(adapter, time.monotonic())
                         spoke_at = time.monotonic()
                         yield Waiting()
                         continue
+            said_at, item = said
             if isinstance(item, TextDelta):
                 budget.heard(said_at)
                 now = time.monotonic()
@@ -569,6 +567,16 @@ class _Reader:
 
     def stop(self) -> None:
         self._cut()
+
+
+def _next(items: queue.SimpleQueue[Any], wait: float | None = None) -> Any:
+    """The reader's next item, waiting up to `wait` seconds (None: not at all), or None. The
+    wait is outside the `except`: a turn waiting on a silent model holds no exception and
+    traceback through its wait."""
+    try:
+        return items.get_nowait() if wait is None else items.get(timeout=wait)
+    except queue.Empty:
+        return None
 
 
 def _joined(held: list[str]) -> TextDelta:
