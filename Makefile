@@ -4,7 +4,8 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 # Both passes run on this many processes: each has its own in-memory SQLite, and on the second
-# pass its own PostgreSQL and Redis databases (tests/conftest.py).
+# pass its own PostgreSQL and Redis databases (tests/conftest.py). The benches' smoke runs
+# (marker `bench`) are in the first pass only.
 TEST_WORKERS ?= 2
 export FLASK_APP := wsgi
 
@@ -20,7 +21,7 @@ test: setup
 	env -u BEYOU_TEST_DATABASE_URL -u BEYOU_TEST_REDIS_URL $(BIN)/pytest -n $(TEST_WORKERS)
 	@if [ -n "$$BEYOU_TEST_DATABASE_URL$$BEYOU_TEST_REDIS_URL" ]; then \
 		echo "== again on PostgreSQL / Redis: $$BEYOU_TEST_DATABASE_URL $$BEYOU_TEST_REDIS_URL"; \
-		$(BIN)/pytest -n $(TEST_WORKERS) -m "not browser"; \
+		$(BIN)/pytest -n $(TEST_WORKERS) -m "not browser and not bench"; \
 	fi
 
 setup: $(VENV)/.installed translations

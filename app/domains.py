@@ -83,7 +83,8 @@ class Domain:
     errors: dict[str, object] = field(default_factory=dict)  # refusal key → its message
     catalogue: tuple[str, ...] = ()  # its rows of the tool catalogue (docs/tool-catalogue.md)
     # Its toolset, as `openToolsets` offers it to the model (English, a few words); None: its tools are
-    # core tools or it has none. Its own area's turns carry it from the first round, and so do `also_on`'s.
+    # core tools or it has none. Its own area's turns carry it from the first round, and so do those of
+    # `also_on`'s pages (an area's slug, or a path under one: notebook/cycles).
     toolset: str | None = None
     toolset_also_on: tuple[str, ...] = ()
     package: str = ""  # "app.notebook.ai": filled in when the package is read

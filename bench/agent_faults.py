@@ -1,7 +1,7 @@
 """The fault table of issue 8: every way a provider, a worker or the database can fail a turn,
 tried from outside against the server the Procfile runs, with what the user ends up with.
 
-    .venv/bin/python -m bench.agent_faults [--only keepalive-only] [--skip-special]
+    .venv/bin/python -m bench.agent_faults [--only keepalive-only] [--skip-special] [--smoke]
 
 The app runs as the Procfile's `web:` line (gunicorn, one gevent worker) on a SQLite file in a
 temporary folder; the fake providers run as their own process (`python -m tests.fakes`),
@@ -25,6 +25,8 @@ server restarted and the turn watched again with `Last-Event-ID: 5`; the databas
 (`BEGIN IMMEDIATE` from another connection) while the turn ends; and, with the turn log and live
 channel in a Redis of the bench's own, that Redis restarted (2 s down) mid-answer, the watcher
 reconnecting from its last id as a browser's EventSource does (it must see every word once).
+
+`--smoke` (what CI runs) is a 500 in every phase on one link and the typed-content row: one server.
 
 A row is LOST when the user's text is neither in the chat nor handed back to the composer,
 HIDDEN when the task exists and the chat does not show the tool that made it, HANGING when the
@@ -550,7 +552,11 @@ def main():
     parser.add_argument("--special", choices=SPECIALS, action="append", help="only these special rows")
     parser.add_argument("--skip-special", action="store_true", help="no worker, database or Redis rows")
     parser.add_argument("--redis-down", type=float, default=2, help="seconds the Redis row keeps Redis away")
+    parser.add_argument("--smoke", action="store_true", help="what CI runs: one fault's rows and one special row")
     options = parser.parse_args()
+    chains = ("one link",) if options.smoke else CHAINS
+    if options.smoke:
+        options.only, options.special = "500", ["typed-content"]
     specials = [] if options.skip_special else options.special or list(SPECIALS)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -565,7 +571,7 @@ def main():
         try:
             print(f"{'fault':<26}{'phase':<28}{'chain':<10}{'ended':<54}{'the chat shows':<30}{'tool effect':<16}"
                   f"{'model calls':<22}{'time':>7}  verdict")  # fmt: skip
-            for fault, phase, chain in itertools.product(FAULTS, PHASES, CHAINS):
+            for fault, phase, chain in itertools.product(FAULTS, PHASES, chains):
                 if (options.only and fault != options.only) or (options.special and not options.only):
                     continue
                 if fault == "silent-before-first-byte" and phase == "mid-text":

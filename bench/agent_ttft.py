@@ -2,7 +2,7 @@
 bare Flask SSE round trip on the same server (the floor), and the bare SDK's time to first token
 on the same fake provider.
 
-    .venv/bin/python -m bench.agent_ttft [--runs 200] [--databases sqlite,postgresql]
+    .venv/bin/python -m bench.agent_ttft [--runs 200] [--databases sqlite,postgresql] [--smoke]
 
 The app runs under the Procfile's server (gunicorn, gevent worker) on 127.0.0.1, on a SQLite
 file in a temporary folder or a schema of its own in BEYOU_BENCH_DATABASE_URL (or
@@ -126,7 +126,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--databases", default="sqlite,postgresql", type=lambda v: v.split(","))
+    parser.add_argument("--smoke", action="store_true", help="what CI runs: tiny sizes, the same code paths, on SQLite")
     options = parser.parse_args()
+    if options.smoke:
+        options.runs, options.databases = 3, ["sqlite"]
     with FakeProviders() as fake, tempfile.TemporaryDirectory() as folder:
         for database in options.databases:
             database_url = bench_database(database, folder, "bench_ttft")

@@ -1,6 +1,6 @@
 """What the chain costs on top of a bare SDK call, against the same local fake provider.
 
-    .venv/bin/python -m bench.chain_overhead [--runs 300] [--chunks 20]
+    .venv/bin/python -m bench.chain_overhead [--runs 300] [--chunks 20] [--smoke]
 
 For each provider kind it alternates a bare SDK streaming call and the same call through the
 chain, measures time to first token and total time, and prints medians side by side with the
@@ -101,7 +101,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--chunks", type=int, default=20)
+    parser.add_argument("--smoke", action="store_true", help="what CI runs: tiny sizes, the same code paths")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.chunks = 5, 3
     with FakeProviders() as fake:
         compare(fake, "mistral", bare_openai(fake), args.runs, args.chunks)
         compare(fake, "gemini", bare_gemini(fake), args.runs, args.chunks)

@@ -2,7 +2,7 @@
 in memory, and how long an announcement takes to reach every open channel.
 
     .venv/bin/python -m bench.live_channels [--channels 10000] [--per-user 5] [--workers 2]
-                                            [--rounds 3] [--hold 10]
+                                            [--rounds 3] [--hold 10] [--smoke]
 
 `--channels` sockets are opened, `--per-user` for each user (tabs and devices of one person),
 with signed session cookies (what a browser holds after signing in). Once all are open they are
@@ -120,6 +120,9 @@ async def announcement_round(redis_url, people, channels_of):
     import redis.asyncio
 
     client = redis.asyncio.Redis.from_url(redis_url)
+    channel = REDIS_CHANNEL.format(
+        database=client.connection_pool.connection_kwargs.get("db", 0)
+    )  # as the app names it
     listening, published = [], {}
     for cookie, _token, user_id in people:
         for socket in channels_of[cookie]:
@@ -129,7 +132,7 @@ async def announcement_round(redis_url, people, channels_of):
         if channels_of[cookie]:
             message = json.dumps({"user": user_id, "domains": ["ideas"], "origin": None})
             published[user_id] = time.monotonic()
-            await client.publish(REDIS_CHANNEL, message)
+            await client.publish(channel, message)
     await client.aclose()
     return await arrivals(listening, published)
 
@@ -265,7 +268,11 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--hold", type=float, default=10)
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--smoke", action="store_true", help="what CI runs: tiny sizes, the same code paths")
+    options = parser.parse_args()
+    if options.smoke:
+        options.channels, options.rounds, options.hold = 20, 1, 1
+    asyncio.run(run(options))
 
 
 if __name__ == "__main__":

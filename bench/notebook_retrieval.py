@@ -1,7 +1,7 @@
 """How fast the study AI's retrieval answers a question over a page of 2,000 passages, with full
 text alone and blended with embeddings.
 
-    .venv/bin/python -m bench.notebook_retrieval [--questions 60] [--database-url URL]
+    .venv/bin/python -m bench.notebook_retrieval [--questions 60] [--database-url URL] [--smoke]
 
 The page is bench.notebook_search's (20 sources of 100 ~700-character paragraphs over a
 Zipf-like made-up vocabulary), in a fresh SQLite file or in the database at --database-url,
@@ -31,8 +31,8 @@ from tests.fakes import FakeProviders
 DIMENSIONS = 1024
 
 
-def build(app, dice):
-    """The page, its passages and their vectors; returns (user, page id, words, weights)."""
+def build(app, dice, sources_count=SOURCES):
+    """The page, its passages (100 a source) and their vectors; returns (user, page id, words, weights)."""
     words = vocabulary(dice)
     weights = [1 / (rank + 1) for rank in range(len(words))]
     db.drop_all()
@@ -41,7 +41,7 @@ def build(app, dice):
         name="Bench", email="bench@example.com", password=PASSWORD, language="en", timezone_name="UTC"
     )
     page = notebook.create_page(user, notebook.create_topic(user, "Bench").id, "Retrieval")
-    for number in range(SOURCES):
+    for number in range(sources_count):
         text = "\n\n".join(paragraph(dice, words, weights) for _ in range(PARAGRAPHS))
         sources.paste(user, page.id, text, f"Source {number + 1}")
     rows = db.session.execute(db.select(SourcePassage.id, SourcePassage.source_id)).all()
@@ -70,7 +70,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=int, default=60)
     parser.add_argument("--database-url")
+    parser.add_argument("--smoke", action="store_true", help="what CI runs: tiny sizes, the same code paths")
     options = parser.parse_args()
+    if options.smoke:
+        options.questions = 5
     dice = random.Random(SEED)
     with FakeProviders() as fake, tempfile.TemporaryDirectory() as folder:
         url = options.database_url or f"sqlite:///{Path(folder) / 'retrieval.sqlite3'}"
@@ -82,7 +85,7 @@ def main():
             EMBEDDINGS_MODEL="bench-embed",
         )
         with app.app_context():
-            user, page_id, words, weights = build(app, dice)
+            user, page_id, words, weights = build(app, dice, 1 if options.smoke else SOURCES)
             questions = [" ".join(dice.choices(words, weights, k=dice.randint(3, 8))) for _ in range(options.questions)]
             timed(user, page_id, questions[:5])  # warm-up
             p50, p95 = timed(user, page_id, questions)

@@ -1,6 +1,6 @@
 """How fast full-text search over a study page's sources answers with 2,000 passages.
 
-    .venv/bin/python -m bench.notebook_search [--runs 300] [--warmup 30] [--database-url URL]
+    .venv/bin/python -m bench.notebook_search [--runs 300] [--warmup 30] [--database-url URL] [--smoke]
 
 It makes one account with one notebook page holding 20 pasted sources of 100 paragraphs each
 (every paragraph ~700 characters, so one passage each: 2,000 passages), written through the
@@ -52,8 +52,8 @@ def paragraph(dice, words, weights):
     return " ".join(text).capitalize() + "."
 
 
-def build(app, dice):
-    """The account and its 2,000 passages; returns (user id, page id, words by frequency)."""
+def build(app, dice, sources_count=SOURCES):
+    """The account and its 2,000 passages (100 a source); returns (user id, page id, words by frequency)."""
     words = vocabulary(dice)
     weights = [1 / (rank + 1) for rank in range(len(words))]
     with app.app_context():
@@ -63,7 +63,7 @@ def build(app, dice):
             name="Bench", email="bench@example.com", password=PASSWORD, language="en", timezone_name="UTC"
         )
         page = notebook.create_page(user, notebook.create_topic(user, "Bench").id, "Everything")
-        for number in range(1, SOURCES + 1):
+        for number in range(1, sources_count + 1):
             text = "\n\n".join(paragraph(dice, words, weights) for _ in range(PARAGRAPHS))
             sources.paste(user, page.id, text, title=f"Source {number}")
         passages = db.session.scalar(db.select(db.func.count()).select_from(SourcePassage))
@@ -91,7 +91,10 @@ def main():
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--database-url", default=None)
+    parser.add_argument("--smoke", action="store_true", help="what CI runs: tiny sizes, the same code paths")
     options = parser.parse_args()
+    if options.smoke:
+        options.runs, options.warmup = 10, 2
     with tempfile.TemporaryDirectory() as folder:
         url = options.database_url or f"sqlite:///{Path(folder) / 'bench.sqlite3'}"
         app = create_app(
@@ -102,7 +105,7 @@ def main():
         )
         dice = random.Random(SEED)
         started = time.perf_counter()
-        user_id, page_id, words, passages = build(app, dice)
+        user_id, page_id, words, passages = build(app, dice, 1 if options.smoke else SOURCES)
         print(f"{url.split(':', 1)[0]}: {passages} passages built in {time.perf_counter() - started:.1f} s")
         asked = queries(dice, words, options.warmup + options.runs)
 

@@ -1,7 +1,7 @@
 """How fast the main pages and the daily check answer for a heavy account, beside a floor route
 measured in the same run, and how many SQL statements each costs.
 
-    .venv/bin/python -m bench.pages [--runs 100] [--warmup 10] [--days 730] [--database-url URL]
+    .venv/bin/python -m bench.pages [--runs 100] [--warmup 10] [--days 730] [--database-url URL] [--smoke]
 
 It builds one heavy account — 200 habits, 50 tasks, 30 goals, 5 timed routines sharing the week,
 two years of history — in a fresh SQLite file (or in the database at --database-url, e.g.
@@ -96,6 +96,7 @@ class Shape:
 
 
 HEAVY = Shape()
+SMOKE = Shape(habits=12, tasks=4, goals=3, routines=2, days=14, categories=2)  # CI's run: seconds
 
 
 # Building an account ---------------------------------------------------------------------------
@@ -411,8 +412,11 @@ def main():
     parser.add_argument(
         "--database-url", help="a server database to use (its tables are dropped); default: a SQLite file"
     )
+    parser.add_argument("--smoke", action="store_true", help="what CI runs: a small account, a few runs")
     args = parser.parse_args()
     shape = Shape(days=args.days)
+    if args.smoke:
+        shape, args.runs, args.warmup = SMOKE, 5, 1
 
     if args.database_url:
         measure(args.database_url, shape, args.runs, args.warmup)

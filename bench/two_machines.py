@@ -2,7 +2,7 @@
 scaling out promises, tried from outside.
 
     .venv/bin/python -m bench.two_machines [--proxy haproxy|nginx] [--turns 6] [--rounds 3] [--lease 6]
-                                           [--database-url URL] [--redis-url URL]
+                                           [--database-url URL] [--redis-url URL] [--smoke]
 
 Each "machine" is the Procfile's `web:` line (a gunicorn master, two gevent workers) bound on its
 own address, 127.0.0.2 and 127.0.0.3; HAProxy or nginx from Debian's packages stands in front
@@ -35,7 +35,7 @@ The checks, one row each, with their figures:
   event once.
 
 Exits non-zero when a check fails, or when neither proxy is installed (it says how to install one).
-Small, for CI: `--turns 2 --rounds 1`.
+Small, for CI: `--smoke` (`--turns 2 --rounds 1`).
 """
 
 from __future__ import annotations
@@ -897,7 +897,10 @@ def main():
     parser.add_argument("--database-url", help="PostgreSQL (default: BEYOU_BENCH_DATABASE_URL, "
                         "else BEYOU_TEST_DATABASE_URL); the bench works in a schema of its own")  # fmt: skip
     parser.add_argument("--redis-url", help="default: BEYOU_BENCH_REDIS_URL, else BEYOU_TEST_REDIS_URL")
+    parser.add_argument("--smoke", action="store_true", help="what CI runs: --turns 2 --rounds 1")
     options = parser.parse_args()
+    if options.smoke:
+        options.turns, options.rounds = 2, 1
     kind, binary = proxy_binary(options.proxy)
     options.database_url = (options.database_url or os.environ.get("BEYOU_BENCH_DATABASE_URL")
                             or os.environ.get("BEYOU_TEST_DATABASE_URL"))  # fmt: skip

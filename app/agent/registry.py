@@ -41,6 +41,9 @@ class Tool:
     page: str | None  # where a write's card links to
     handler: Callable[[ToolContext, BaseModel], Any]
     core: bool = False  # sent on every model round, whatever the page (toolsets.py)
+    # Sent once a call opened its toolset, not from its page's first round: a large write that
+    # follows a read of what it rewrites, so the read opens it for the next round.
+    follows_a_read: bool = False
     # A write the person confirms: (ctx, args) → Proposal, or a dict answered at once when there
     # is nothing to change (completing a goal already completed). None: it runs when called.
     confirm: Callable[[ToolContext, BaseModel], Any] | None = None
@@ -61,7 +64,7 @@ class Proposal:
     facts: dict
 
 
-CONFIRM_NOTE = " Nothing happens until the person confirms it on the card the chat shows them."
+CONFIRM_NOTE = " Waits for the person to confirm its card."
 
 
 REGISTRY: dict[str, Tool] = {}
@@ -71,7 +74,18 @@ class NoArguments(BaseModel):
     pass
 
 
-def tool(*, domain, kind, label, page=None, args=NoArguments, core=False, description=None, confirm=None):
+def tool(
+    *,
+    domain,
+    kind,
+    label,
+    page=None,
+    args=NoArguments,
+    core=False,
+    description=None,
+    confirm=None,
+    follows_a_read=False,
+):
     """Register the decorated function as a tool named after it; its docstring is the description
     unless one is given (a description built from declarations). `confirm`: the preview of a
     write that waits for the person's click (its description says so)."""
@@ -91,6 +105,7 @@ def tool(*, domain, kind, label, page=None, args=NoArguments, core=False, descri
             page=page,
             handler=handler,
             core=core,
+            follows_a_read=follows_a_read,
             confirm=confirm,
         )
         return handler

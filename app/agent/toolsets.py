@@ -4,10 +4,12 @@ Every round re-sends its tool specs, and a free key's tokens-per-minute quota is
 user of the app, so the tool list is cut to what the turn needs (docs/agent-tools.md):
 
 - the core tools (`@tool(core=True)`: the two memory notes and `openToolsets`), on every round;
-- the toolsets of the page the message was sent from (`Toolset.pages`, navigation area slugs, or
-  the pages of a domain reached elsewhere: /focus for Focus mode);
-- every toolset opened by a call still in the request's messages: `openToolsets(toolsets=["goals"])`, or a
-  call to any tool of that toolset. The call stays in the turn's transcript, so a toolset opened
+- the toolsets of the page the message was sent from (`Toolset.pages`: navigation area slugs, the
+  pages of a domain reached elsewhere like /focus for Focus mode, or a path under an area like
+  notebook/cycles; the most specific match wins, so the study cycles page carries the cycles'
+  tools, not the notebook's), less their tools that follow a read (`follows_a_read`);
+- every toolset opened by a call still in the request's messages, whole: `openToolsets(toolsets=["goals"])`,
+  or a call to any tool of that toolset. The call stays in the turn's transcript, so a toolset opened
   in one round is carried by every later round of the turn (and by the next turns of the chat
   while the call is in their 20-message window).
 
@@ -28,7 +30,7 @@ DISCOVERY = "openToolsets"
 class Toolset:
     domain: str  # the `Tool.domain` of its tools
     summary: str | None  # what `openToolsets` offers (English: the model reads it); None: core only
-    pages: tuple[str, ...] = ()  # navigation areas whose turns carry it from the first round
+    pages: tuple[str, ...] = ()  # page paths (an area's slug, or deeper) whose turns carry it from the first round
 
 
 def _own_pages(domain):
@@ -54,14 +56,20 @@ def area_of(page):
 
 
 def page_toolsets(page):
-    area = area_of(page)
-    return {toolset.domain for toolset in TOOLSETS.values() if area in toolset.pages}
+    """The toolsets named by the page's most specific path: "/notebook/cycles/3" is the study
+    cycles' page (notebook/cycles), "/notebook/pages/7" the notebook's."""
+    path = (page or "").split("?", 1)[0].strip("/")
+    named = {named for toolset in TOOLSETS.values() for named in toolset.pages}
+    matches = [named for named in named if path == named or path.startswith(named + "/")]
+    if not matches:
+        return set()
+    deepest = max(matches, key=lambda named: named.count("/"))
+    return {toolset.domain for toolset in TOOLSETS.values() if deepest in toolset.pages}
 
 
-def opened(page, messages):
-    """The toolsets a round carries besides the core: the page's, and every one a call in
-    `messages` opened (by `openToolsets`, or by calling one of its tools)."""
-    domains = page_toolsets(page)
+def opened(messages):
+    """The toolsets a call in `messages` opened (by `openToolsets`, or by calling one of its tools)."""
+    domains = set()
     for message in messages:
         for call in message.tool_calls:
             if call.name == DISCOVERY:
@@ -80,9 +88,16 @@ def named_toolsets(arguments):
 
 
 def tools_for(page, messages):
-    """The tools of the next round, in registry order (the same tools always come in one order)."""
-    domains = opened(page, messages)
-    return [candidate for candidate in REGISTRY.values() if candidate.core or candidate.domain in domains]
+    """The tools of the next round, in registry order (the same tools always come in one order):
+    the core, the page's toolsets less what follows a read, and every opened toolset whole."""
+    on_the_page, domains = page_toolsets(page), opened(messages)
+    return [
+        candidate
+        for candidate in REGISTRY.values()
+        if candidate.core
+        or candidate.domain in domains
+        or (candidate.domain in on_the_page and not candidate.follows_a_read)
+    ]
 
 
 def specs_for(page, messages):

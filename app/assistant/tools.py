@@ -14,23 +14,18 @@ from app.assistant.models.chats import CHAT_NOTE_MAX, GLOBAL_NOTE_MAX
 
 class GlobalNote(BaseModel):
     note: str = Field(
-        description=f"The COMPLETE new note (≤ {GLOBAL_NOTE_MAX} characters), old and new merged; it replaces "
-        "the old one, empty clears it."
+        description=f"The COMPLETE new note (≤ {GLOBAL_NOTE_MAX} characters), old and new merged; empty clears it."
     )
 
 
 class ChatNote(BaseModel):
-    note: str = Field(
-        description=f"The COMPLETE new note (≤ {CHAT_NOTE_MAX} characters), merged and compact; it replaces "
-        "the old one, empty clears it."
-    )
+    note: str = Field(description=f"The COMPLETE new note (≤ {CHAT_NOTE_MAX} characters), merged; empty clears it.")
 
 
 @tool(domain="profile", kind="write", label=_l("Remembered something about you"), page="/configuration",
       args=GlobalNote, core=True)  # fmt: skip
 def updateGlobalContext(ctx, args):
-    """Overwrite your durable note about the person (preferences, what they care about), shared by
-    every chat. Never secrets."""
+    """Overwrite your durable note about the person, shared by every chat."""
     return {"saved": True, "note": assistant.set_global_note(ctx.user, args.note)}
 
 
@@ -50,8 +45,9 @@ class ToolsetsToOpen(BaseModel):
 
 
 DESCRIPTION = (
-    "Get the tools of other parts of the app, usable from your next step on (you start with the "
-    "page's). Toolsets: " + "; ".join(f"{toolset.domain} ({toolset.summary})" for toolset in OFFERED) + "."
+    "Open more tools, usable from your next step on. Toolsets: "
+    + "; ".join(f"{toolset.domain} ({toolset.summary})" for toolset in OFFERED)
+    + "."
 )
 
 

@@ -15,5 +15,5 @@ DOMAIN = Domain(
         "MOOD_DAYS_INVALID": _l("Choose from 1 to 366 days."),
     },
     catalogue=("Mood",),
-    toolset="daily mood: log a level, read past levels (never the private journal)",
+    toolset="log a day's mood level, read past levels",
 )

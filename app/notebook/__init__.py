@@ -107,5 +107,5 @@ DOMAIN = Domain(
         "NOTEBOOK_WEB_SOURCE_ADDRESS": _l("This result has no web address to keep with it. Choose another one."),
     },
     catalogue=("Study notebook",),
-    toolset="study notebook: topics and pages, notes, diagrams shown or kept, concept boards, today's study plan",
+    toolset="topics and pages, notes, diagrams, concept boards, today's study plan",
 )

@@ -15,7 +15,7 @@ from app.agent.registry import Proposal, pinned, tool
 from app.routines import schedules, today
 from app.routines import services as routines
 
-ROUTINE_REF = "The routine's id or exact name."
+ROUTINE_REF = "Its id or exact name."
 HHMM = "HH:mm"
 
 
@@ -24,9 +24,9 @@ class RoutineRef(BaseModel):
 
 
 class EntryNew(BaseModel):
-    habit_id: str | None = Field(None, description="An EXISTING habit's id or exact name; or send task_id.")
-    task_id: str | None = Field(None, description="An EXISTING task's id or exact name.")
-    starts_at: str | None = Field(None, description=HHMM + ", inside the section's window.")
+    habit_id: str | None = Field(None, description="Id or exact name; or send task_id.")
+    task_id: str | None = Field(None, description="Id or exact name.")
+    starts_at: str | None = Field(None, description=HHMM)
     ends_at: str | None = Field(None, description=HHMM)
 
 
@@ -94,21 +94,21 @@ class SectionEdit(RoutineRef):
 
 
 class AddHabit(RoutineRef):
-    habit: str = Field(description="An EXISTING habit's id or exact name.")
+    habit: str = Field(description="Id or exact name.")
     section_id: str | None = Field(None, description="For a timed routine; omit for a list routine.")
     starts_at: str | None = None
     ends_at: str | None = None
 
 
 class AddTask(RoutineRef):
-    task: str = Field(description="An EXISTING task's id or exact name.")
+    task: str = Field(description="Id or exact name.")
     section_id: str | None = None
     starts_at: str | None = None
     ends_at: str | None = None
 
 
 class EntryRef(BaseModel):
-    entry_id: str = Field(description="The ENTRY id (getTodayRoutine, getUserRoutines), never a habit id.")
+    entry_id: str = Field(description="The ENTRY id, never a habit id.")
 
 
 class Weekdays(RoutineRef):
@@ -287,16 +287,16 @@ def removeRoutineItem(ctx, args):
 
 
 @tool(kind="write", label=_l("Rebuilt a routine"), domain="routines", page="/routines", args=TimedRoutineReplace,
-      confirm=_timed_rebuild)  # fmt: skip
+      confirm=_timed_rebuild, follows_a_read=True)  # fmt: skip
 def replaceUserRoutine(ctx, args):
     """Replace a whole timed routine with the COMPLETE routine you just read, changed: sent ids
-    are kept, anything left out is REMOVED. For one change use the targeted tools."""
+    are kept, anything left out is REMOVED."""
     tree = {"name": args.name, "icon": args.icon, "sections": [s.model_dump() for s in args.sections]}
     return _described(routines.replace(ctx.user, args.routine, tree))
 
 
 @tool(kind="write", label=_l("Rebuilt a list routine"), domain="routines", page="/routines",
-      args=ListRoutineReplace, confirm=_list_rebuild)  # fmt: skip
+      args=ListRoutineReplace, confirm=_list_rebuild, follows_a_read=True)  # fmt: skip
 def replaceListRoutine(ctx, args):
     """Replace a list routine's name and whole list: items left out are removed."""
     tree = {"name": args.name, "icon": args.icon, "entries": [item.model_dump() for item in args.items]}

@@ -64,6 +64,6 @@ DOMAIN = Domain(
         "STUDY_SESSIONS_DAYS_INVALID": _l("Choose from 1 to 31 days."),
     },
     catalogue=("Study cycles",),
-    toolset="study cycles: the week's plan, blocks, laps, today's study, logged sessions",
-    toolset_also_on=("notebook",),
+    toolset="the week's study plan, blocks, laps, today's study, logged sessions",
+    toolset_also_on=("notebook/cycles",),  # its own page, inside the notebook's area
 )

@@ -192,7 +192,8 @@ def createStudyCycle(ctx, args):
     return _saved(study_cycles.create_cycle(ctx.user, configuration, snap=True))
 
 
-@tool(domain="study_cycles", kind="write", label=_l("Changed a study cycle"), page=PAGE, args=StudyCycleEdit)
+@tool(domain="study_cycles", kind="write", label=_l("Changed a study cycle"), page=PAGE, args=StudyCycleEdit,
+      follows_a_read=True)  # fmt: skip
 def editStudyCycle(ctx, args):
     """Change an active cycle: only what is sent changes (read it with getStudyCycle first). Days
     sent replace only those days; subjects, when sent, are the whole new list. The queue is planned
@@ -212,7 +213,8 @@ def editStudyCycle(ctx, args):
     return _saved(study_cycles.save_cycle(ctx.user, cycle.id, configuration, snap=True))
 
 
-@tool(domain="study_cycles", kind="write", label=_l("Changed a study block"), page=PAGE, args=StudyBlockEdit)
+@tool(domain="study_cycles", kind="write", label=_l("Changed a study block"), page=PAGE, args=StudyBlockEdit,
+      follows_a_read=True)  # fmt: skip
 def editStudyBlock(ctx, args):
     """Change one block of an active cycle, named by its number (getStudyCycle); only the fields
     sent change. A concept makes the block GOAL; TIME together with a concept is refused."""

@@ -6,7 +6,9 @@ import pytest
 
 from app.agent import registry, toolsets
 from app.domains import BY_NAME, Elsewhere
+from app.llm import Message, ToolCall
 from app.web.navigation import AREAS
+from bench import prompt_budget
 from tests.assistant.conftest import AgentClient, Reply, make_user
 from tests.fakes.script import FakeCall
 
@@ -23,9 +25,16 @@ def tools_of(*domains):
 
 
 def page_paths(app):
-    """Every navigation area's page as the browser reports it, and a message sent from no page."""
+    """Every navigation area's page as the browser reports it, the deeper pages a toolset is
+    carried from, and a message sent from no page: the pages bench.prompt_budget measures."""
     with app.test_request_context():
-        return [(area.slug, area.url) for area in AREAS] + [("no page", "")]
+        return prompt_budget.pages(app)
+
+
+def first_round_tools(page):
+    """The core and the page's toolsets, less their tools that follow a read."""
+    on_the_page = toolsets.page_toolsets(page)
+    return CORE | {name for name in tools_of(*on_the_page) if not registry.REGISTRY[name].follows_a_read}
 
 
 def test_from_every_page_every_tool_is_sent_first_or_one_open_toolsets_call_later(fake, make_agent_app):
@@ -35,18 +44,19 @@ def test_from_every_page_every_tool_is_sent_first_or_one_open_toolsets_call_late
     ana = AgentClient(agent_app)
     for slug, page in page_paths(agent_app):
         fake.reset()
-        on_the_page = toolsets.page_toolsets(page)
-        closed = [toolset.domain for toolset in toolsets.OFFERED if toolset.domain not in on_the_page]
+        first = first_round_tools(page)
+        # Every toolset not whole in the first round: the page's own too when part of it follows a read.
+        closed = [toolset.domain for toolset in toolsets.OFFERED if not tools_of(toolset.domain) <= first]
         # One toolset opened per round, then an answer: each round shows what one opening adds.
         fake.script("mistral", *[Reply.calls(FakeCall("openToolsets", {"toolsets": [domain]})) for domain in closed],
                     Reply.says("Done."))  # fmt: skip
         ana.stream(ana.send_ok(ana.new_chat(), "show me everything you can do", page=page))
         rounds = [sent_tools(request) for request in fake.requests("mistral")]
         assert len(rounds) == len(closed) + 1, slug
-        assert rounds[0] == CORE | tools_of(*on_the_page), f"{slug}: the first round is the core and the page's"
+        assert rounds[0] == first, f"{slug}: the first round is the core and the page's"
         for number, domain in enumerate(closed, start=1):
-            opened_so_far = {*on_the_page, *closed[:number]}
-            assert rounds[number] == CORE | tools_of(*opened_so_far), f"{slug}: round {number + 1}, {domain} opened"
+            opened_so_far = tools_of(*closed[:number])
+            assert rounds[number] == first | opened_so_far, f"{slug}: round {number + 1}, {domain} opened"
         for name in registry.REGISTRY:
             assert name in rounds[0] or name in rounds[-1], f"{name} is unreachable from {slug}"
 
@@ -104,19 +114,43 @@ def test_open_toolsets_refuses_an_unknown_toolset_with_arguments_the_model_can_f
     assert "INVALID_ARGUMENTS" in second.body["messages"][-1]["content"]
 
 
-def test_every_tool_belongs_to_a_declared_toolset_and_every_toolset_page_is_a_navigation_area_or_its_own():
+def test_every_page_s_first_round_carries_at_most_10_kb_of_tools(app):
+    sender = prompt_budget.adapter()
+    with app.test_request_context():
+        for slug, page in prompt_budget.pages(app):
+            _system, tools, count = prompt_budget.first_round(sender, page)
+            assert tools <= prompt_budget.TARGET, (
+                f"{slug}: {count} tools, {tools:,} bytes (python -m bench.prompt_budget)"
+            )
+
+
+def test_a_tool_that_follows_a_read_comes_with_the_read_not_with_the_page():
+    ask = [Message.user("move my run to the evening")]
+    first = {tool.name for tool in toolsets.tools_for("/routines", ask)}
+    assert "replaceUserRoutine" not in first and "getUserRoutines" in first
+    read = [*ask, Message(role="assistant", tool_calls=[ToolCall(id="1", name="getUserRoutines")])]
+    assert tools_of("routines") <= {tool.name for tool in toolsets.tools_for("/routines", read)}
+
+
+def test_every_tool_belongs_to_a_declared_toolset_and_every_toolset_page_is_under_a_navigation_area_or_its_own():
     for tool in registry.REGISTRY.values():
         assert tool.domain in toolsets.TOOLSETS, f"{tool.name}: domain {tool.domain} has no toolset"
         assert tool.core or toolsets.TOOLSETS[tool.domain].summary, f"{tool.name} could never be opened"
     slugs = {area.slug for area in AREAS}
     for toolset in toolsets.TOOLSETS.values():
         reached_elsewhere = {toolset.domain} if isinstance(BY_NAME[toolset.domain].area, Elsewhere) else set()
-        assert set(toolset.pages) <= slugs | reached_elsewhere, toolset.domain
+        assert {page.split("/")[0] for page in toolset.pages} <= slugs | reached_elsewhere, toolset.domain
 
 
 def test_a_domain_reached_elsewhere_carries_its_tools_on_its_own_pages():
     assert toolsets.page_toolsets("/focus/3f2c0a4e-0000-4000-8000-000000000000") == {"focus"}
     assert toolsets.page_toolsets("/routines") == {"routines"}
+
+
+def test_the_most_specific_page_wins_so_the_study_cycles_page_carries_the_cycles_not_the_notebook():
+    assert toolsets.page_toolsets("/notebook/cycles/3f2c0a4e-0000-4000-8000-000000000000") == {"study_cycles"}
+    assert toolsets.page_toolsets("/notebook/pages/7") == {"notebook", "study_ai"}
+    assert toolsets.page_toolsets("/notebookish") == set()
 
 
 def test_open_toolsets_names_toolsets_not_tools_so_the_first_round_does_not_grow_with_the_catalogue():

@@ -70,6 +70,6 @@ DOMAIN = Domain(
             "Every flashcard drafted was already on this page or waiting as a draft. Try another focus."
         ),
     },
-    toolset="AI flashcard drafts for a notebook page, from its notes and sources",
+    toolset="AI flashcard drafts from a notebook page",
     toolset_also_on=("notebook",),
 )

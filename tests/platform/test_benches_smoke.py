@@ -1,0 +1,70 @@
+"""Every bench runs at its smoke size (`python -m bench.<name> --smoke`: tiny sizes, the same code
+paths, seconds), so a bench that breaks fails the suite instead of waiting for the next person
+who measures. Each must exit 0 and print the line that carries its figures or its verdict; the
+figures themselves are not judged (a smoke size meets no speed target), except where a wrong
+one is a bug at any size: a fault row lost, a check of two machines failed.
+
+Marked `bench`: the Makefile's SQLite pass runs them, the PostgreSQL/Redis pass leaves them out.
+bench.two_machines needs PostgreSQL, Redis and HAProxy (or nginx): .ci/run installs HAProxy and
+names the servers in BEYOU_BENCH_DATABASE_URL and BEYOU_BENCH_REDIS_URL.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from bench.serving import ROOT
+
+pytestmark = pytest.mark.bench
+
+TIMEOUT = 240  # seconds: a smoke run takes a few, more on a loaded 2-core machine
+
+# Each bench module, and what its smoke run must print; the longest first, so that under
+# `pytest -n` the others run beside bench.two_machines (about a minute) rather than after it.
+PRINTS = {
+    "two_machines": r"7 checks in \d+ s: 7 OK, 0 failed",
+    "live_channels": r"p99 fan-out \d+ ms over \d+ arrivals \(0 missed\)",
+    "agent_ttft": r"the stack's time \(app less the bare SDK\) / floor at the median: [\d.]+ ms, ×[\d.]+",
+    "check_rate": r"this tree / \w+: ×[\d.]+ wall, ×[\d.]+ CPU",
+    "agent_faults": r"\d+ rows: 0 lost, 0 hidden, 0 hanging, 0 with words missing or twice",
+    "concurrent_answers": r"answers at once, .* -> (OK|UNDER)",
+    "sse_streams": r"target \(all held, 0 lost, p99 < 1 s, < 100 KB each\): (OK|UNDER)",
+    "stream_memory": r"Python heap grown per stream: [\d.]+ KiB",
+    "floor": r"\S",  # its figures are the lead's rewrite's (bench.floor has no run of its own yet)
+    "notebook_search": r"target \(search p95 < 50 ms\): (met|MISSED)",
+    "notebook_retrieval": r"blended with embeddings: p50 \d+ ms, p95 \d+ ms",
+    "pages": r"Target page p95 <= 6x the floor's \(CPU\): GET /dashboard [\d.]+x",
+    "chain_overhead": r"gemini \(5 runs each.*\n.*\ntime to first token ms +[\d.]+ +[\d.]+",
+    "prompt_budget": r"target: every page's tools <= 10,000 bytes: holds",
+}
+
+
+def servers_for_two_machines():
+    return all(
+        os.environ.get(f"BEYOU_BENCH_{kind}_URL") or os.environ.get(f"BEYOU_TEST_{kind}_URL")
+        for kind in ("DATABASE", "REDIS")
+    )
+
+
+def test_every_bench_has_a_smoke_run():
+    benches = {path.stem for path in (ROOT / "bench").glob("*.py")} - {"__init__", "serving"}
+    assert benches == set(PRINTS)
+
+
+@pytest.mark.parametrize("name", list(PRINTS))
+def test_the_bench_runs_at_its_smoke_size_and_prints_its_figures(name):
+    if name == "two_machines" and not servers_for_two_machines():
+        pytest.skip("bench.two_machines needs BEYOU_BENCH_DATABASE_URL and BEYOU_BENCH_REDIS_URL")
+    done = subprocess.run(
+        [sys.executable, "-m", f"bench.{name}", "--smoke"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    output = f"{done.stdout}\n--- stderr ---\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"bench.{name} --smoke exited {done.returncode}:\n{output}"
+    assert re.search(PRINTS[name], done.stdout), f"bench.{name} --smoke did not print its figures:\n{output}"
