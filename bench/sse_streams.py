@@ -2,7 +2,7 @@
 generator on the same server in the same run.
 
     .venv/bin/python -m bench.sse_streams [--streams 5000] [--heartbeats 1,15] [--databases sqlite,postgresql]
-                                          [--seconds 32] [--workers 2]
+                                          [--seconds 32] [--workers 2] [--smoke]
 
 Each assistant stream is a claimed turn whose model never answers (a local server that accepts
 and stays silent), so only heartbeats flow — the worst case for a dead-client detector, and each
@@ -260,7 +260,12 @@ def main():
     parser.add_argument("--databases", default="sqlite,postgresql", type=lambda v: v.split(","))
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2)
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--smoke", action="store_true", help="a few streams, a few seconds (CI)")
+    options = parser.parse_args()
+    if options.smoke:
+        options.streams, options.heartbeats, options.databases = 20, [1.0], ["sqlite"]
+        options.seconds, options.workers = 3, 1
+    asyncio.run(run(options))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """What each open assistant stream holds in Python memory, by owner, on a gevent-patched process.
 
-    .venv/bin/python -m bench.stream_memory [--streams 200]
+    .venv/bin/python -m bench.stream_memory [--streams 200] [--resident] [--smoke]
 
 Every stream is a claimed turn whose model never answers (`bench.sse_streams`' silent provider
 and prepared turns), watched through the Flask test client with gevent's monkey patching, as a
@@ -60,7 +60,10 @@ def main():
         action="store_true",
         help="only the resident memory grown per stream, without tracemalloc (its records weigh more)",
     )
+    parser.add_argument("--smoke", action="store_true", help="a few streams (CI)")
     options = parser.parse_args()
+    if options.smoke:
+        options.streams = 10
     streams, tracing = options.streams, not options.resident
     with tempfile.TemporaryDirectory() as folder:
         database_url = f"sqlite:///{folder}/streams.sqlite3"
