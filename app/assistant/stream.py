@@ -38,7 +38,8 @@ def watch(user, turn, last_event_id=0):
     user_id, turn_id = user.id, turn.id  # read before the claim's commit expires both rows
     slots = current_app.extensions["stream_slots"]
     slot = slots.acquire(user_id, turn_id)
-    if slot is None and _free_slots_of_ended_turns(slots, user_id):
+    if slot is None:  # tried again even when another request freed them first: two streams may open at once
+        _free_slots_of_ended_turns(slots, user_id)
         slot = slots.acquire(user_id, turn_id)
     if slot is None:
         return _refused(turn, "TOO_MANY_STREAMS")
@@ -53,15 +54,14 @@ def watch(user, turn, last_event_id=0):
 
 
 def _free_slots_of_ended_turns(slots, user_id):
-    """Whether any slot was held for a turn that has ended: its watchers died with their machine
-    (a killed process releases nothing), so the slot would stay taken until its lease ran out."""
+    """Free the slots held for turns that have ended: their watchers died with their machine (a
+    killed process releases nothing), so they would stay taken until their lease ran out."""
     held = [uuid.UUID(turn) for turn in slots.turns(user_id)]
     ended = db.session.scalars(
         db.select(Turn.id).where(Turn.id.in_(held), Turn.status.not_in((TurnStatus.PENDING, TurnStatus.RUNNING)))
     ).all()
     if ended:
         slots.forget(user_id, {str(turn) for turn in ended})
-    return bool(ended)
 
 
 def _spend_budget(user):

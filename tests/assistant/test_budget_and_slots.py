@@ -202,6 +202,36 @@ def test_slots_a_dead_machine_held_for_ended_turns_do_not_refuse_the_next_stream
     assert slots.turns(user_id).isdisjoint(ended)
 
 
+def test_a_stream_refused_while_another_frees_the_dead_machines_slots_still_streams(make_agent_app, fake):
+    """Two streams opened at once after a crash are both refused at first; the first to look
+    frees the ended turns' slots, so the second finds none to free, and must try again anyway."""
+    app = make_agent_app()
+    make_user(app)
+    ana = AgentClient(app)
+    ended = [ana.send_ok(ana.new_chat(), f"answered {n}") for n in range(2)]
+    for turn in ended:
+        assert ana.stream(turn)[-1]["name"] == "done"
+    slots, user_id = app.extensions["stream_slots"], user_id_of(app)
+    for turn in ended:  # the dead machine's watchers: never released
+        assert slots.acquire(user_id, uuid.UUID(turn)) is not None
+    acquire = slots.acquire
+    tries = []
+
+    def refused_while_the_other_request_frees_them(*args):
+        tries.append(args)
+        if len(tries) == 1:
+            slots.forget(user_id, set(ended))  # the other request, between this refusal and its look
+            return None
+        return acquire(*args)
+
+    slots.acquire = refused_while_the_other_request_frees_them
+    try:
+        assert ana.stream(ana.send_ok(ana.new_chat(), "the next one"))[-1]["name"] == "done"
+    finally:
+        del slots.acquire
+    assert len(tries) == 2
+
+
 def test_slots_held_for_turns_not_ended_still_refuse_a_third(make_agent_app, fake):
     app = make_agent_app()
     make_user(app)
