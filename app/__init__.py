@@ -9,7 +9,7 @@ from flask.templating import Environment
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import config, domains, live, llm, mail
-from app.assistant import stream_slots, turn_log
+from app.assistant import answer_journal, stream_slots, turn_log
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate, sock
 from app.shared.models import include_object
 
@@ -63,6 +63,7 @@ def create_app(config_name=None, **overrides):
     llm.init_app(app)  # a chain that cannot be built stops the boot here
     turn_log.init_app(app)
     stream_slots.init_app(app)
+    answer_journal.init_app(app)
     domains.load("tools")  # registers every domain's tools, in the order of the domains
 
     from app.profile import sessions

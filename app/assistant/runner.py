@@ -52,12 +52,11 @@ log = logging.getLogger("beyou.agent")
 
 TURNS = Counter("beyou_agent_turns_total", "Agent turns by how they ended", ["ending"])
 
-JOURNAL_EVERY = 1.0  # seconds of streaming text between two journal writes
+JOURNAL_EVERY = 1.0  # seconds of streaming text between two notes in the journal
 # A turn's text leaves at most this often, the pieces read meanwhile together: one event where a
 # model sent one or two, and a watcher cannot tell the difference.
 GATHER_SECONDS = 0.03
 CANCEL_POLL_SECONDS = 0.25  # how often one query asks which of this process's turns were cancelled
-JOURNAL_PATIENCE = 0.5  # a journal write waits this long for a SQLite lock, then tries next time
 SHUTDOWN_GRACE = 3.0  # seconds a stopping worker lets its turns end themselves
 
 
@@ -270,7 +269,7 @@ class TurnRun:
                     self.segments.text(event.text)
                     self.send("token", str(escape(event.text)))
                     if time.monotonic() - self._journaled_at >= JOURNAL_EVERY:
-                        self._journal()
+                        self._note()
                 elif isinstance(event, ToolCallReady):
                     context = context or self._tool_context()
                     self._run_tool(context, event.call)
@@ -349,13 +348,21 @@ class TurnRun:
                             *results]  # fmt: skip
         return [m.model_dump(exclude_defaults=True) for m in messages]
 
+    def _note(self):
+        """Note what the turn has said so far: the process's journal writes it shortly, with
+        every other turn's (app/assistant/answer_journal.py)."""
+        self._journaled_at = time.monotonic()
+        journal = self.app.extensions["answer_journal"]
+        journal.note(self.turn, [dict(item) for item in self.segments.items], self._answer_transcript(), self.link)
+
     def _journal(self):
-        """Write what the turn has said and done so far on its answer row. Best effort: a locked
-        database is waited for briefly, then the next write catches up."""
+        """Write what the turn has said and done so far on its answer row, now: a tool is about
+        to act, or has. Best effort: a locked database is waited for briefly, then the next write
+        catches up."""
         self._journaled_at = time.monotonic()
         try:
-            with sqlite_patience(JOURNAL_PATIENCE):
-                assistant.record_progress(self.turn, self.segments.items, self._answer_transcript(), self.link)
+            self.app.extensions["answer_journal"].write_now(self.turn, self.segments.items, self._answer_transcript(),
+                                                            self.link)  # fmt: skip
         except Exception:
             log.warning("turn %s: its journal could not be written this time", self.turn_id, exc_info=True)
             db.session.rollback()
@@ -373,6 +380,7 @@ class TurnRun:
         if not self._first_to_end():
             return
         db.session.rollback()
+        self.app.extensions["answer_journal"].forget(self.turn)
         status = TurnStatus.ENDED if key else TurnStatus.DONE
         try:
             self._store(ending, status, key)

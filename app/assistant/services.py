@@ -267,14 +267,14 @@ def cancelled_running():
         return set(connection.scalars(_CANCELLED_RUNNING))
 
 
-def record_progress(turn, segments, transcript, link):
-    """Write what the running turn has said and done so far on its answer row, so a worker that
-    dies mid-turn leaves it behind. An answer that was already ended is left alone.
+def record_progress(entries):
+    """Write what running turns have said and done so far on their answer rows (each entry: its
+    `answer` id, `segments`, `transcript`, `link`), so a worker that dies mid-turn leaves it
+    behind. An answer that was already ended is left alone.
 
-    It runs about once a second for every streaming turn: one statement built once, as plain SQL
-    (no object loaded, no session searched for the row)."""
-    _execute(_JOURNAL_ANSWER, {"answer": turn.answer_id, "segments": segments, "transcript": transcript,
-                               "link": link})  # fmt: skip
+    app/assistant/answer_journal.py writes every streaming turn's entry at once, twice a second:
+    one statement built once, as plain SQL, run for all of them, and one commit."""
+    _execute(_JOURNAL_ANSWER, entries)
     db.session.commit()
 
 
