@@ -5,6 +5,8 @@ rate-limit storage is in-process unless BEYOU_TEST_REDIS_URL is set. Under `pyte
 worker gets a PostgreSQL database and a Redis database of its own, so both passes run in parallel.
 """
 
+import functools
+import inspect
 import os
 import re
 from urllib.parse import urlsplit, urlunsplit
@@ -54,6 +56,43 @@ def pytest_configure(config):
         if not connection.scalar(sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}):
             connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
     server.dispose()
+
+
+# Fixtures that reach neither the database nor Redis: pytest's own, and the wire fakes with the
+# chains pointed at them (tests/chain, tests/assistant, tests/notebook conftests).
+SERVER_FREE_FIXTURES = {
+    "request", "tmp_path", "tmp_path_factory", "monkeypatch", "caplog", "capsys", "_clean_state",
+    "fake", "fake_server", "fake_providers", "outside_fake", "fake_outside", "make_chain", "clock", "metric",
+    "refused_url",
+}  # fmt: skip
+# A module naming one of these may build an app, reach Redis or pick fixtures in its body.
+REACHES_IN_ITS_BODY = re.compile(
+    r"create_app|standalone_app|settings_for_tests|app_on_a_file|TEST_DATABASE_URL|TEST_REDIS_URL|BEYOU_TEST_"
+    r"|redis|getfixturevalue",
+    re.IGNORECASE,
+)
+
+
+@functools.cache
+def _reaches_in_its_body(module):
+    return bool(REACHES_IN_ITS_BODY.search(inspect.getsource(module)))
+
+
+def pytest_collection_modifyitems(config, items):
+    """On the PostgreSQL / Redis pass, leave out the tests that reach neither server: the SQLite
+    pass ran them exactly as this one would. A test stays if any fixture it uses (its parameters
+    aside) is not known to be server-free, or if its module builds an app or names Redis itself."""
+    if not (TEST_DATABASE_URL or TEST_REDIS_URL):
+        return
+    kept, left_out = [], []
+    for item in items:
+        parameters = set(item.callspec.params) if hasattr(item, "callspec") else set()
+        module = getattr(item, "module", None)
+        server_free = set(item.fixturenames) - parameters <= SERVER_FREE_FIXTURES
+        (left_out if server_free and module and not _reaches_in_its_body(module) else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 PASSWORD = "correct horse battery"
