@@ -243,6 +243,9 @@ class Config:
     BRIEFING_POLL_SECONDS = _env("BEYOU_BRIEFING_POLL_SECONDS", "7", SECONDS)
     BRIEFING_POLLS = 10
 
+    # Argon2 parameters for new password hashes; none set: the library's recommended ones.
+    PASSWORD_HASHING = {}
+
     DEMO_EMAIL = "demo@beyou.app"
     DEMO_PASSWORD = "beyou-demo-2026"
 
@@ -257,6 +260,9 @@ class TestConfig(Config):
     SECRET_KEY = "test-secret"
     SQLALCHEMY_DATABASE_URI = "sqlite://"
     RATELIMIT_STORAGE_URI = "memory://"
+    # Argon2id still, at its cheapest: the recommended cost is a tenth of a second and 64 MiB per
+    # hash and per check, and nearly every test registers someone and signs them in.
+    PASSWORD_HASHING = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}
     # No call leaves a test: a test that wants them points these at the wire fake.
     EMBEDDINGS_API_KEY = None
     SOURCE_SEARCH_API_KEY = None

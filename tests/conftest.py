@@ -5,6 +5,8 @@ rate-limit storage is in-process unless BEYOU_TEST_REDIS_URL is set. Under `pyte
 worker gets a PostgreSQL database and a Redis database of its own, so both passes run in parallel.
 """
 
+import functools
+import inspect
 import os
 import re
 from urllib.parse import urlsplit, urlunsplit
@@ -25,14 +27,18 @@ domains.load("tools")
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1 … under `pytest -n`; unset in one process
 
 
+def _with_database(url, suffix):
+    url = sa.make_url(url)
+    return url.set(database=f"{url.database}{suffix}").render_as_string(hide_password=False)
+
+
 def _for_this_worker(database_url, redis_url):
     """The given servers, with a database of this worker's own on each."""
     if not WORKER:
         return database_url, redis_url
     number = int(WORKER.removeprefix("gw"))
     if database_url:
-        url = sa.make_url(database_url)
-        database_url = url.set(database=f"{url.database}_{WORKER}").render_as_string(hide_password=False)
+        database_url = _with_database(database_url, f"_{WORKER}")
     if redis_url:
         url = urlsplit(redis_url)
         redis_url = urlunsplit(url._replace(path=f"/{int(url.path.strip('/') or 0) + number}"))
@@ -44,16 +50,61 @@ TEST_DATABASE_URL, TEST_REDIS_URL = _for_this_worker(
 )
 
 
+# The demo account's own database (see `demo_app`): beside this worker's, on the same server.
+DEMO_DATABASE_URL = _with_database(TEST_DATABASE_URL, "_demo") if TEST_DATABASE_URL else "sqlite://"
+
+
 def pytest_configure(config):
-    """Create this worker's PostgreSQL database, unless an earlier run did."""
-    if not (WORKER and (TEST_DATABASE_URL or "").startswith("postgresql")):
+    """Create this worker's PostgreSQL databases, its own and the demo account's, unless an earlier
+    run did."""
+    if not (TEST_DATABASE_URL or "").startswith("postgresql"):
         return
-    name = sa.make_url(TEST_DATABASE_URL).database
+    if not WORKER and getattr(config.option, "numprocesses", None):
+        return  # the controller of `pytest -n`: it runs no test
+    names = [sa.make_url(DEMO_DATABASE_URL).database] + ([sa.make_url(TEST_DATABASE_URL).database] if WORKER else [])
     server = sa.create_engine(os.environ["BEYOU_TEST_DATABASE_URL"], isolation_level="AUTOCOMMIT")
     with server.connect() as connection:
-        if not connection.scalar(sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}):
-            connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        for name in names:
+            if not connection.scalar(sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}):
+                connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
     server.dispose()
+
+
+# Fixtures that reach neither the database nor Redis: pytest's own, and the wire fakes with the
+# chains pointed at them (tests/chain, tests/assistant, tests/notebook conftests).
+SERVER_FREE_FIXTURES = {
+    "request", "tmp_path", "tmp_path_factory", "monkeypatch", "caplog", "capsys", "_clean_state",
+    "fake", "fake_server", "fake_providers", "outside_fake", "fake_outside", "make_chain", "clock", "metric",
+    "refused_url",
+}  # fmt: skip
+# A module naming one of these may build an app, reach Redis or pick fixtures in its body.
+REACHES_IN_ITS_BODY = re.compile(
+    r"create_app|standalone_app|settings_for_tests|app_on_a_file|TEST_DATABASE_URL|TEST_REDIS_URL|BEYOU_TEST_"
+    r"|redis|getfixturevalue",
+    re.IGNORECASE,
+)
+
+
+@functools.cache
+def _reaches_in_its_body(module):
+    return bool(REACHES_IN_ITS_BODY.search(inspect.getsource(module)))
+
+
+def pytest_collection_modifyitems(config, items):
+    """On the PostgreSQL / Redis pass, leave out the tests that reach neither server: the SQLite
+    pass ran them exactly as this one would. A test stays if any fixture it uses (its parameters
+    aside) is not known to be server-free, or if its module builds an app or names Redis itself."""
+    if not (TEST_DATABASE_URL or TEST_REDIS_URL):
+        return
+    kept, left_out = [], []
+    for item in items:
+        parameters = set(item.callspec.params) if hasattr(item, "callspec") else set()
+        module = getattr(item, "module", None)
+        server_free = set(item.fixturenames) - parameters <= SERVER_FREE_FIXTURES
+        (left_out if server_free and module and not _reaches_in_its_body(module) else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 PASSWORD = "correct horse battery"
@@ -88,6 +139,33 @@ def app():
     with app.app_context():
         db.drop_all()
         db.engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def demo_app():
+    """An app whose database holds the demo account after `flask seed-demo` (its first output in
+    `.first_output`). Its life takes seconds to live, so each worker seeds it once and every test
+    that reads it shares it; its database is its own, which the per-test cleanup leaves alone.
+    Tests that change what they read seed a demo of their own."""
+    app = create_app("test", **settings_for_tests(SQLALCHEMY_DATABASE_URI=DEMO_DATABASE_URL))
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+    result = app.test_cli_runner().invoke(args=["seed-demo"])
+    assert result.exit_code == 0, result.output
+    app.first_output = result.output
+    yield app
+    with app.app_context():
+        db.drop_all()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def demo_account(demo_app):
+    """The seeded demo account, inside a request context of its app."""
+    with demo_app.test_request_context():
+        yield db.session.scalar(db.select(User).where(User.email == demo_app.config["DEMO_EMAIL"]))
+        db.session.remove()
 
 
 @pytest.fixture(autouse=True)

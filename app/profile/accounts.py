@@ -27,9 +27,22 @@ LANGUAGES = ("en", "pt")
 PASSWORD_MIN, PASSWORD_MAX = 8, 256
 COMMON_PASSWORD_COUNT = 10_000
 
-_hasher = PasswordHasher()  # Argon2id with the library's current recommended parameters
-# Compared against when the email is unknown, so a miss costs the same time as a hit.
-_DUMMY_HASH = _hasher.hash("not-a-real-password")
+
+@cache
+def _hasher_with(parameters):
+    return PasswordHasher(**dict(parameters))
+
+
+def _hasher():
+    """Argon2id with the library's current recommended parameters, unless the profile sets its own
+    (PASSWORD_HASHING: the test profile's are the cheapest, as every test signs someone in)."""
+    return _hasher_with(tuple(sorted(current_app.config["PASSWORD_HASHING"].items())))
+
+
+@cache
+def _dummy_hash(hasher):
+    """Compared against when the email is unknown, so a miss costs the same time as a hit."""
+    return hasher.hash("not-a-real-password")
 
 
 @cache
@@ -96,7 +109,7 @@ def register(*, name, email, password, language="en", timezone_name=None):
     user = User(
         name=name,
         email=email,
-        password_hash=_hasher.hash(password),
+        password_hash=_hasher().hash(password),
         language=language,
         timezone=timezone_name if timezone_name in _timezones() else "UTC",
         widgets=list(widgets.DEFAULT),  # a first dashboard that already shows progress
@@ -126,13 +139,13 @@ def authenticate(email, password):
     if not window.test(item, "login-failures", email):
         raise Throttled("LOGIN_LOCKED", minutes=current_app.config["LOGIN_LOCKOUT_MINUTES"])
     user = db.session.scalar(db.select(User).where(User.email == email))
-    if not _password_matches(user.password_hash if user else _DUMMY_HASH, password or ""):
+    if not _password_matches(user.password_hash if user else _dummy_hash(_hasher()), password or ""):
         window.hit(item, "login-failures", email)
         raise Invalid("INVALID_CREDENTIALS")
     if user is None:  # the dummy hash matched: impossible in practice, refused all the same
         raise Invalid("INVALID_CREDENTIALS")
-    if _hasher.check_needs_rehash(user.password_hash):
-        user.password_hash = _hasher.hash(password)
+    if _hasher().check_needs_rehash(user.password_hash):
+        user.password_hash = _hasher().hash(password)
     user.last_login_at = datetime.now(UTC)
     db.session.commit()
     return user
@@ -146,7 +159,7 @@ def may_notify_sign_up_attempt(user):
 
 def _password_matches(password_hash, password):
     try:
-        return _hasher.verify(password_hash, password)
+        return _hasher().verify(password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
 
@@ -257,7 +270,7 @@ def reset_password(token, new_password):
     _check_password(new_password, problems)
     if problems:
         raise Invalid("INVALID_INPUT", details=problems)
-    user.password_hash = _hasher.hash(new_password)
+    user.password_hash = _hasher().hash(new_password)
     user.session_version += 1
     _end_sessions(user)  # whoever knew the old password is signed out everywhere
     db.session.commit()

@@ -1,7 +1,7 @@
 """`flask seed-demo`: the demo account arrives with two months of a believable life, once.
 
-The life takes a few seconds to live, so the module seeds one app of its own (a separate
-in-memory SQLite the per-test cleanup leaves alone) and every test reads it.
+The life takes seconds to live: every test reads the demo that `demo_app` (tests/conftest.py)
+seeds once per worker, in a database of its own.
 """
 
 import pytest
@@ -11,28 +11,11 @@ from app.extensions import db
 from app.goals.models import Goal, GoalStatus
 from app.habits.models import Habit
 from app.mood import services as mood
-from app.profile.models import User
 from app.routines import streaks
 from app.routines.models.history import DayOutcome, Outcome, OwnerType
 from app.routines.models.routines import Routine, RoutineKind, ScheduleDay
 from app.tasks.models import Task
-from tests.conftest import sign_in, standalone_app
-
-
-@pytest.fixture(scope="module")
-def demo_app():
-    app = standalone_app()
-    result = app.test_cli_runner().invoke(args=["seed-demo"])
-    assert result.exit_code == 0, result.output
-    app.first_output = result.output
-    return app
-
-
-@pytest.fixture
-def demo(demo_app):
-    with demo_app.app_context():
-        yield db.session.scalar(db.select(User).where(User.email == demo_app.config["DEMO_EMAIL"]))
-        db.session.remove()
+from tests.conftest import sign_in
 
 
 def row_counts(app):
@@ -61,52 +44,52 @@ def test_seeding_again_changes_no_row(demo_app):
     assert row_counts(demo_app) == before
 
 
-def test_demo_has_its_areas_habits_and_tasks(demo):
-    assert {category.name for category in owned(Category, demo)} == {
+def test_demo_has_its_areas_habits_and_tasks(demo_account):
+    assert {category.name for category in owned(Category, demo_account)} == {
         "Health",
         "Mind",
         "Work",
         "Home",
         "Relationships",
     }
-    assert all(category.icon != "star" for category in owned(Category, demo))  # catalogue ids, not the fallback
-    assert len(owned(Habit, demo)) == 12
-    assert len(owned(Task, demo)) == 6
-    assert len(owned(Task, demo, Task.one_time.is_(True))) == 1
+    assert all(category.icon != "star" for category in owned(Category, demo_account))  # catalogue ids, not the fallback
+    assert len(owned(Habit, demo_account)) == 12
+    assert len(owned(Task, demo_account)) == 6
+    assert len(owned(Task, demo_account, Task.one_time.is_(True))) == 1
 
 
-def test_demo_goals_hold_a_sub_goal_and_a_finished_one(demo):
-    found = owned(Goal, demo)
+def test_demo_goals_hold_a_sub_goal_and_a_finished_one(demo_account):
+    found = owned(Goal, demo_account)
     assert len(found) == 5
     assert len([goal for goal in found if goal.parent_id is not None]) == 1
     finished = [goal for goal in found if goal.status == GoalStatus.COMPLETED]
     assert len(finished) == 1 and finished[0].xp_reward > 0
 
 
-def test_demo_week_is_shared_by_two_timed_routines_and_a_list_waits(demo):
-    found = owned(Routine, demo)
+def test_demo_week_is_shared_by_two_timed_routines_and_a_list_waits(demo_account):
+    found = owned(Routine, demo_account)
     timed = [routine for routine in found if routine.kind == RoutineKind.TIMED]
     listed = [routine for routine in found if routine.kind == RoutineKind.LIST]
     assert len(timed) == 2 and len(listed) == 1
     assert all(len(routine.sections) == 3 and routine.entries for routine in timed)
-    assert sorted(day.weekday for day in owned(ScheduleDay, demo)) == list(range(7))
+    assert sorted(day.weekday for day in owned(ScheduleDay, demo_account)) == list(range(7))
     assert listed[0].schedule_days == [] and listed[0].entries
 
 
-def test_demo_has_two_months_of_days_with_streaks_that_mean_something(demo):
-    days = owned(DayOutcome, demo, DayOutcome.owner_type == OwnerType.USER)
+def test_demo_has_two_months_of_days_with_streaks_that_mean_something(demo_account):
+    days = owned(DayOutcome, demo_account, DayOutcome.owner_type == OwnerType.USER)
     assert len(days) >= 50
-    outcomes = {day.outcome for day in owned(DayOutcome, demo, DayOutcome.owner_type == OwnerType.HABIT)}
+    outcomes = {day.outcome for day in owned(DayOutcome, demo_account, DayOutcome.owner_type == OwnerType.HABIT)}
     assert {Outcome.DONE, Outcome.SKIPPED, Outcome.MISSED} <= outcomes
-    constance = streaks.constance(demo)
+    constance = streaks.constance(demo_account)
     assert constance.days > 0 and constance.best > constance.days  # one lost day broke a longer run
-    assert max(habit.best_streak for habit in owned(Habit, demo)) >= 7
-    assert demo.xp > 0 and demo.level > 1
+    assert max(habit.best_streak for habit in owned(Habit, demo_account)) >= 7
+    assert demo_account.xp > 0 and demo_account.level > 1
 
 
-def test_demo_is_past_the_tutorial_with_widgets_chosen(demo):
-    assert demo.tutorial_done
-    assert "constanceHeatmap" in demo.widgets and "dailyProgress" in demo.widgets
+def test_demo_is_past_the_tutorial_with_widgets_chosen(demo_account):
+    assert demo_account.tutorial_done
+    assert "constanceHeatmap" in demo_account.widgets and "dailyProgress" in demo_account.widgets
 
 
 @pytest.mark.parametrize(
@@ -121,7 +104,7 @@ def test_demo_pages_render(demo_app, page, shows):
     assert shows in response.data
 
 
-def test_demo_has_two_weeks_of_moods_some_written_about(demo):
-    days = mood.history(demo, 15)
+def test_demo_has_two_weeks_of_moods_some_written_about(demo_account):
+    days = mood.history(demo_account, 15)
     assert len(days) == 14 and {day.level for day in days} >= {2, 3, 4, 5}
     assert 0 < sum(day.has_text for day in days) < 14

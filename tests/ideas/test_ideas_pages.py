@@ -5,7 +5,6 @@ import json
 
 import pytest
 
-from app import demo
 from app.extensions import db
 from app.ideas import services as ideas
 from app.ideas.models import CELLS, QuickNote
@@ -220,10 +219,8 @@ def test_the_board_speaks_portuguese(app, signed_in, user_id):
     assert "no máximo 500 caracteres" in refused
 
 
-def test_the_demo_board_has_notes_in_several_colours_and_one_archived(app, user_id):
-    with as_user(app, user_id) as user:
-        demo.give_a_life(user)
-        board, put_away = ideas.board(user), ideas.archived(user)
-        assert len(board) >= 5 and len({note.colour for note in board}) >= 4 and len(put_away) == 1
-        assert [note.cell for note in board] == list(range(len(board)))
-        assert db.session.scalar(db.select(db.func.count()).select_from(QuickNote)) == len(board) + 1
+def test_the_demo_board_has_notes_in_several_colours_and_one_archived(demo_account):
+    board, put_away = ideas.board(demo_account), ideas.archived(demo_account)
+    assert len(board) >= 5 and len({note.colour for note in board}) >= 4 and len(put_away) == 1
+    assert [note.cell for note in board] == list(range(len(board)))
+    assert db.session.scalar(db.select(db.func.count()).select_from(QuickNote)) == len(board) + 1

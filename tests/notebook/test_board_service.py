@@ -3,7 +3,6 @@ and their rules — no duplicate, no self-loop, never across pages — with noth
 
 import pytest
 
-from app import demo
 from app.extensions import db
 from app.notebook import boards
 from app.notebook import services as notebook
@@ -235,9 +234,8 @@ def test_the_export_writes_each_board_with_what_each_concept_leads_to(ana):
     ]
 
 
-def test_the_demo_account_has_a_board_in_progress(ana):
-    demo.give_a_life(ana)
-    (board,) = boards.every_board(ana)
+def test_the_demo_account_has_a_board_in_progress(demo_account):
+    (board,) = boards.every_board(demo_account)
     assert (board.page.title, board.page.topic.name) == ("Cells", "Biology")
     statuses = [node.status.value for node in board.nodes]
     assert {"TODO", "LEARNING", "DONE"} <= set(statuses) and len(board.connections) >= 3

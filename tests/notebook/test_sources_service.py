@@ -250,13 +250,12 @@ def test_the_export_carries_each_source_with_its_text(ana, page):
     assert exported["pageId"] == str(page.id) and exported["status"] == "ready"
 
 
-def test_the_demo_account_has_a_pasted_source_to_search(ana):
-    demo.give_a_life(ana)
-    (source,) = db.session.scalars(sa.select(NotebookSource).where(NotebookSource.user_id == ana.id)).all()
+def test_the_demo_account_has_a_pasted_source_to_search(demo_account):
+    (source,) = db.session.scalars(sa.select(NotebookSource).where(NotebookSource.user_id == demo_account.id)).all()
     assert (source.title, source.origin, source.status) == (demo.DEMO_SOURCE_TITLE, "pasted", "ready")
     assert source.passages_total > 1
-    page = notebook.get_page(ana, source.page_id)
-    assert [hit.source.title for hit in sources.search(ana, page.id, "mitochondria")] == [source.title]
+    page = notebook.get_page(demo_account, source.page_id)
+    assert [hit.source.title for hit in sources.search(demo_account, page.id, "mitochondria")] == [source.title]
 
 
 def test_no_assistant_tool_can_write_a_source():

@@ -15,7 +15,7 @@ from app.notebook.models.pages import PageBlock
 from app.notebook.models.sources import NotebookSource
 from app.profile import configuration
 from app.profile.models import User
-from tests.conftest import make_user, standalone_app
+from tests.conftest import make_user
 from tests.notebook_ai.conftest import AgentClient, Reply, a_page, body_of, says
 
 ANSWER = {
@@ -274,12 +274,8 @@ def test_the_tutor_speaks_portuguese(agent_app, fake):
     assert "Pergunte ao tutor" in html and "Sua pergunta" in html
 
 
-def test_the_demo_account_s_cells_page_gives_the_tutor_notes_and_a_source_to_read():
-    app = standalone_app()
-    assert app.test_cli_runner().invoke(args=["seed-demo"]).exit_code == 0
-    with app.test_request_context():
-        demo = db.session.scalar(db.select(User).where(User.email == app.config["DEMO_EMAIL"]))
-        passages = notebook_ai.passages_for(demo, notebook.resolve_page(demo, "Cells"), "What does the membrane do?")
-        assert passages[0].kind == "note" and "smallest unit of life" in passages[0].text
-        assert {p.label for p in passages if p.kind == "source"} == {"Chapter 3: The cell"}
-        db.session.remove()
+def test_the_demo_account_s_cells_page_gives_the_tutor_notes_and_a_source_to_read(demo_account):
+    cells = notebook.resolve_page(demo_account, "Cells")
+    passages = notebook_ai.passages_for(demo_account, cells, "What does the membrane do?")
+    assert passages[0].kind == "note" and "smallest unit of life" in passages[0].text
+    assert {p.label for p in passages if p.kind == "source"} == {"Chapter 3: The cell"}

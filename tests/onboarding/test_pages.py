@@ -5,7 +5,7 @@ from app.extensions import db
 from app.onboarding.models import OnboardingRun, OnboardingStatus
 from app.profile.models import User
 from tests.accounts.test_auth import register
-from tests.conftest import sign_in, standalone_app
+from tests.conftest import sign_in
 
 
 def test_a_new_account_lands_on_the_setup_assistant(client):
@@ -29,13 +29,11 @@ def test_the_dashboard_card_leads_to_the_wizard_until_it_is_done(signed_in):
     assert 'data-testid="welcome"' not in signed_in.get("/dashboard").get_data(as_text=True)
 
 
-def test_the_demo_account_is_never_sent_to_the_wizard():
-    app = standalone_app()
-    assert app.test_cli_runner().invoke(args=["seed-demo"]).exit_code == 0
-    with app.app_context():
-        demo = db.session.scalar(db.select(User).where(User.email == app.config["DEMO_EMAIL"]))
+def test_the_demo_account_is_never_sent_to_the_wizard(demo_app):
+    with demo_app.app_context():
+        demo = db.session.scalar(db.select(User).where(User.email == demo_app.config["DEMO_EMAIL"]))
         run = db.session.scalar(db.select(OnboardingRun).where(OnboardingRun.user_id == demo.id))
         assert demo.tutorial_done and run.status == OnboardingStatus.FINISHED
-    client = app.test_client()
-    sign_in(client, email=app.config["DEMO_EMAIL"], password=app.config["DEMO_PASSWORD"])
+    client = demo_app.test_client()
+    sign_in(client, email=demo_app.config["DEMO_EMAIL"], password=demo_app.config["DEMO_PASSWORD"])
     assert 'data-testid="welcome"' not in client.get("/dashboard").get_data(as_text=True)

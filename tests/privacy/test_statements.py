@@ -161,8 +161,8 @@ def _demo_user():
     return user
 
 
-def test_the_export_carries_every_row_of_every_exported_table(app_context):
-    user = _demo_user()
+def test_the_export_carries_every_row_of_every_exported_table(demo_account):
+    user = demo_account
     data = configuration.export(user)
     assert list(data) == ["exported_at", *configuration.export_sections(), "not_included"]
     text = json.dumps(data)

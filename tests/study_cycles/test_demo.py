@@ -5,12 +5,10 @@ from app import demo
 from app.study_cycles import services as study_cycles
 
 
-def test_the_demo_has_an_active_cycle_with_a_lap_in_progress(ana):
-    demo.give_a_life(ana)
-
-    (cycle,) = study_cycles.active_cycles(ana)
+def test_the_demo_has_an_active_cycle_with_a_lap_in_progress(demo_account):
+    (cycle,) = study_cycles.active_cycles(demo_account)
     assert len(cycle.subjects) == 2
     progress = study_cycles.lap_progress(cycle)
     assert progress.lap.number >= 2 and 0 < progress.done < progress.total
-    assert len(study_cycles.sessions(ana, 31)) == len(demo.STUDY_SESSIONS)
-    assert "studyToday" in ana.widgets
+    assert len(study_cycles.sessions(demo_account, 31)) == len(demo.STUDY_SESSIONS)
+    assert "studyToday" in demo_account.widgets
