@@ -352,8 +352,8 @@ class TurnRun:
         """Note what the turn has said so far: the process's journal writes it shortly, with
         every other turn's (app/assistant/answer_journal.py)."""
         self._journaled_at = time.monotonic()
-        journal = self.app.extensions["answer_journal"]
-        journal.note(self.turn, [dict(item) for item in self.segments.items], self._answer_transcript(), self.link)
+        self.app.extensions["answer_journal"].note(self.turn, [dict(item) for item in self.segments.items],
+                                                   self._answer_transcript(), self.link)  # fmt: skip
 
     def _journal(self):
         """Write what the turn has said and done so far on its answer row, now: a tool is about
