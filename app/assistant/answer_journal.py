@@ -1,7 +1,7 @@
 """What running turns have said so far, written on their answer rows for every turn at once.
 
 A streaming turn notes its answer about every second (`note`); one writer per process writes
-the latest note of every turn in one statement and one commit, twice a second. Hundreds of
+the latest note of every turn in one statement and one commit, four times a second. Hundreds of
 turns streaming at once cost one transaction, not hundreds, and no runner waits on the
 database (a pool or a lock) between two pieces of its text.
 
@@ -22,9 +22,9 @@ from app.extensions import db, sqlite_patience
 
 log = logging.getLogger("beyou.agent")
 
-WRITE_EVERY = 0.5  # seconds between two writes of the notes: a note is on record within this
+WRITE_EVERY = 0.25  # seconds between two writes of the notes: a note is on record within this
 PATIENCE = 0.5  # a write waits this long for a SQLite lock, then tries next time
-IDLE_ROUNDS = 20  # a writer with nothing to write for this many rounds stops (the next note starts one)
+IDLE_ROUNDS = 40  # a writer with nothing to write for this many rounds stops (the next note starts one)
 
 
 class AnswerJournal:

@@ -272,7 +272,7 @@ def record_progress(entries):
     `answer` id, `segments`, `transcript`, `link`), so a worker that dies mid-turn leaves it
     behind. An answer that was already ended is left alone.
 
-    app/assistant/answer_journal.py writes every streaming turn's entry at once, twice a second:
+    app/assistant/answer_journal.py writes every streaming turn's entry at once, four times a second:
     one statement built once, as plain SQL, run for all of them, and one commit."""
     _execute(_JOURNAL_ANSWER, entries)
     db.session.commit()
