@@ -43,7 +43,7 @@ def test_text_leaves_at_most_once_per_gather(fake, make_chain):
 
 
 def test_the_first_piece_is_not_held_back_for_the_next(fake, make_chain):
-    fake.script("mistral", Reply.says("First ", "then more.", pace=0.5))
+    fake.script("mistral", Reply.says("First ", "then more.", pace=0.8))
     said = texts(timed(make_chain("mistral").stream(ChatRequest(messages=[Message.user("go")]), gather=GATHER)))
     assert [text for _at, text in said] == ["First ", "then more."]
 
