@@ -12,8 +12,13 @@ floor of a figure is the same work done by Flask alone, on the same server, in t
   the message (one INSERT, committed), the stream claims it (one UPDATE from pending to running,
   committed) before its `token` event. The rows go to a table of the bench's own
   (`bench.serving.FLOOR_TURNS`), which the bench creates.
+- `GET /_floor/relay/<n>`: the lean relay — the same `openai` call as an OpenAI-compatible link
+  (to `BENCH_LEAN_BASE_URL`), the answer read with the app's own line-and-JSON parsing, one SSE
+  `token` write per chunk, on the request's own greenlet: no turn, no log, no database.
+  `bench.concurrent_answers` measures the assistant's CPU per relayed chunk against it.
 """
 
+import functools
 import itertools
 import os
 import time
@@ -78,24 +83,17 @@ def _one_token(turn_id):
     )
 
 
-# The lean relay: the same `openai` call as an OpenAI-compatible link, the answer read with the
-# app's own line-and-JSON parsing, one SSE `token` write per chunk, all on the request's own
-# greenlet — no turn, no log, no database. `bench.concurrent_answers` measures the assistant's
-# CPU per relayed chunk against it.
-_lean = {}
-
-
+@functools.cache
 def _lean_client():
-    if "client" not in _lean:
-        import openai
+    """One client for every relay, built on the first (as a link's is), over the links' own
+    HTTP client."""
+    import openai
 
-        from app.llm.http import link_http_client
-        from app.llm.settings import Timeouts
+    from app.llm.http import link_http_client
+    from app.llm.settings import Timeouts
 
-        http, _transport = link_http_client(Timeouts(first_event=120, total=600))
-        base_url = os.environ["BENCH_LEAN_BASE_URL"]
-        _lean["client"] = openai.OpenAI(api_key="bench", base_url=base_url, max_retries=0, http_client=http)
-    return _lean["client"]
+    http, _transport = link_http_client(Timeouts(first_event=120, total=600))
+    return openai.OpenAI(api_key="bench", base_url=os.environ["BENCH_LEAN_BASE_URL"], max_retries=0, http_client=http)
 
 
 @app.get("/_floor/relay/<int:relay_id>")

@@ -58,7 +58,7 @@ class AnswerJournal:
 
     def _write_forever(self):
         idle = 0
-        while idle < IDLE_ROUNDS:
+        while True:
             time.sleep(WRITE_EVERY)
             with self._writing:
                 with self._lock:
@@ -68,11 +68,10 @@ class AnswerJournal:
                         for entry in notes:
                             self._notes.setdefault(entry["answer"], entry)
             idle = 0 if notes else idle + 1
-            with self._lock:
-                if idle >= IDLE_ROUNDS and self._notes:
-                    idle = 0
-                if idle >= IDLE_ROUNDS:
+            with self._lock:  # under the lock `note` takes: a note from now on starts a new writer
+                if idle >= IDLE_ROUNDS and not self._notes:
                     self._writer_running = False
+                    return
 
     def _write(self, entries):
         """Whether the entries were written, in one statement and one commit."""

@@ -185,18 +185,23 @@ def test_two_turns_streaming_still_refuse_a_third_turn(make_agent_app, fake):
         assert 'data-error="TOO_MANY_STREAMS"' in ana.stream(turns[2])[0]["data"]
 
 
-def test_slots_a_dead_machine_held_for_ended_turns_do_not_refuse_the_next_stream(make_agent_app, fake):
-    """A machine killed mid-answer releases nothing: its watchers' slots would stay taken for
-    their whole lease, though the other machines ended its turns as interrupted long before."""
-    app = make_agent_app()
+def slots_a_dead_machine_held(app):
+    """Two of Ana's turns answered, whose watchers' slots a killed machine never released."""
     make_user(app)
     ana = AgentClient(app)
     ended = [ana.send_ok(ana.new_chat(), f"answered {n}") for n in range(2)]
     for turn in ended:
         assert ana.stream(turn)[-1]["name"] == "done"
     slots, user_id = app.extensions["stream_slots"], user_id_of(app)
-    for turn in ended:  # the dead machine's watchers: never released
+    for turn in ended:
         assert slots.acquire(user_id, uuid.UUID(turn)) is not None
+    return ana, slots, user_id, ended
+
+
+def test_slots_a_dead_machine_held_for_ended_turns_do_not_refuse_the_next_stream(make_agent_app, fake):
+    """A machine killed mid-answer releases nothing: its watchers' slots would stay taken for
+    their whole lease, though the other machines ended its turns as interrupted long before."""
+    ana, slots, user_id, ended = slots_a_dead_machine_held(make_agent_app())
     assert slots.live(user_id) == 2
     assert ana.stream(ana.send_ok(ana.new_chat(), "the next one"))[-1]["name"] == "done"
     assert slots.turns(user_id).isdisjoint(ended)
@@ -205,15 +210,7 @@ def test_slots_a_dead_machine_held_for_ended_turns_do_not_refuse_the_next_stream
 def test_a_stream_refused_while_another_frees_the_dead_machines_slots_still_streams(make_agent_app, fake):
     """Two streams opened at once after a crash are both refused at first; the first to look
     frees the ended turns' slots, so the second finds none to free, and must try again anyway."""
-    app = make_agent_app()
-    make_user(app)
-    ana = AgentClient(app)
-    ended = [ana.send_ok(ana.new_chat(), f"answered {n}") for n in range(2)]
-    for turn in ended:
-        assert ana.stream(turn)[-1]["name"] == "done"
-    slots, user_id = app.extensions["stream_slots"], user_id_of(app)
-    for turn in ended:  # the dead machine's watchers: never released
-        assert slots.acquire(user_id, uuid.UUID(turn)) is not None
+    ana, slots, user_id, ended = slots_a_dead_machine_held(make_agent_app())
     acquire = slots.acquire
     tries = []
 
