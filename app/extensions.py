@@ -1,7 +1,6 @@
 """Flask extensions, created unbound and attached in create_app()."""
 
 import contextlib
-import logging
 import socket
 import sqlite3
 import threading
@@ -23,6 +22,8 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.pool import Pool
 
+from app.redis_away import AWAY, Away
+
 
 class Base(DeclarativeBase):
     # Named constraints, so migrations can alter them on SQLite (batch mode) and PostgreSQL alike.
@@ -35,9 +36,6 @@ class Base(DeclarativeBase):
             "pk": "pk_%(table_name)s",
         }
     )
-
-
-log = logging.getLogger("beyou.limits")
 
 
 # Rate limits while Redis is away ---------------------------------------------------------
@@ -68,26 +66,16 @@ class RedisOrHere(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
         super().__init__()
         self.shared = shared
         self.here = MemoryStorage()
-        self._away_until = 0.0
+        self._away = Away("rate limits", "counting in this process", pause=self.AWAY_SECONDS,
+                          errors=shared.base_exceptions)  # fmt: skip
 
     @property
     def base_exceptions(self):
         return ()  # none leaves: a failing Redis is answered from here
 
     def _either(self, name, *args):
-        if time.monotonic() >= self._away_until:
-            try:
-                answer = getattr(self.shared, name)(*args)
-            except self.shared.base_exceptions:
-                if not self._away_until:
-                    log.warning("rate limits: Redis is away; counting in this process", exc_info=True)
-                self._away_until = time.monotonic() + self.AWAY_SECONDS
-            else:
-                if self._away_until:
-                    log.warning("rate limits: Redis is back; counting there again")
-                    self._away_until = 0.0
-                return answer
-        return getattr(self.here, name)(*args)
+        answer = self._away.call(getattr(self.shared, name), *args)
+        return getattr(self.here, name)(*args) if answer is AWAY else answer
 
     def incr(self, key, expiry, amount=1):
         return self._either("incr", key, expiry, amount)

@@ -6,12 +6,11 @@ Each watcher holds its own lease, renewed at every heartbeat; a process that die
 releasing its leases frees them when they run out, so the cap cannot drift.
 """
 
-import logging
 import threading
 import time
 import uuid
 
-log = logging.getLogger("beyou.agent")
+from app.redis_away import AWAY, Away
 
 LEASE_SECONDS = 45
 
@@ -110,12 +109,12 @@ class RedisStreamSlots:
         self.cap = cap
         # Opening a stream must not wait long on a Redis host that vanished.
         self._redis = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
-        self._errors = redis.RedisError
         self._prefix = prefix
         self._acquire = self._redis.register_script(self._ACQUIRE)
         self._live = self._redis.register_script(self._LIVE)
         self._here = MemoryStreamSlots(cap)
-        self._away_until = 0.0
+        self._away = Away("stream slots", "counting streams per process", pause=self.AWAY_SECONDS,
+                          errors=redis.RedisError)  # fmt: skip
 
     def acquire(self, user_id, turn_id):
         now = time.time()
@@ -125,7 +124,7 @@ class RedisStreamSlots:
             keys=[self._prefix + str(user_id)],
             args=[now, now + LEASE_SECONDS, self.cap, str(turn_id), lease, LEASE_SECONDS * 2],
         )
-        if taken is _AWAY:
+        if taken is AWAY:
             here = self._here.acquire(user_id, turn_id)
             return None if here is None else self.LOCAL + here
         return lease if taken else None
@@ -144,38 +143,23 @@ class RedisStreamSlots:
 
     def turns(self, user_id):
         members = self._shared(self._redis.zrangebyscore, self._prefix + str(user_id), time.time(), "+inf")
-        shared = set() if members is _AWAY else {member.decode().split(":", 1)[0] for member in members}
+        shared = set() if members is AWAY else {member.decode().split(":", 1)[0] for member in members}
         return shared | self._here.turns(user_id)
 
     def forget(self, user_id, turn_ids):
         self._here.forget(user_id, turn_ids)
         members = self._shared(self._redis.zrange, self._prefix + str(user_id), 0, -1)
-        stale = [] if members is _AWAY else [m for m in members if m.decode().split(":", 1)[0] in turn_ids]
+        stale = [] if members is AWAY else [m for m in members if m.decode().split(":", 1)[0] in turn_ids]
         if stale:
             self._shared(self._redis.zrem, self._prefix + str(user_id), *stale)
 
     def live(self, user_id):
         shared = self._shared(self._live, keys=[self._prefix + str(user_id)], args=[time.time()])
-        return self._here.live(user_id) + (0 if shared is _AWAY else int(shared))
+        return self._here.live(user_id) + (0 if shared is AWAY else int(shared))
 
     def _shared(self, call, *args, **kwargs):
-        """`call` on Redis, or _AWAY when Redis is away (then not asked again for a few seconds)."""
-        if time.monotonic() < self._away_until:
-            return _AWAY
-        try:
-            answer = call(*args, **kwargs)
-        except self._errors:
-            if not self._away_until:
-                log.warning("stream slots: Redis is away; counting streams per process", exc_info=True)
-            self._away_until = time.monotonic() + self.AWAY_SECONDS
-            return _AWAY
-        if self._away_until:
-            log.warning("stream slots: Redis is back; counting streams across processes again")
-            self._away_until = 0.0
-        return answer
-
-
-_AWAY = object()
+        """`call` on Redis, or AWAY when Redis is away (then not asked again for a few seconds)."""
+        return self._away.call(call, *args, **kwargs)
 
 
 def stream_slots_for(redis_url, cap=2):

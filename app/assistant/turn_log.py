@@ -15,6 +15,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass
 
 from app import daemons
+from app.redis_away import Away
 
 log = logging.getLogger("beyou.agent")
 
@@ -156,7 +157,7 @@ class RedisTurnLog:
         self._unflushed = set()  # turn ids with events Redis may not hold yet
         self._flushed = {}  # turn id -> how many of its events Redis holds
         self._flusher_started = False
-        self._away = Away("turn log")
+        self._away = Away("turn log", "carrying on without it")
 
     def begin(self, turn_id):
         """This process runs the turn: its watchers here read the copy here from now on."""
@@ -264,24 +265,6 @@ class RedisTurnLog:
                     self._unflushed.discard(turn_id)
                     if ended:
                         self._flushed.pop(turn_id, None)  # ended: the database is its record from here
-
-
-class Away:
-    """Says once when Redis goes away and once when it is back, not at every failed call."""
-
-    def __init__(self, what):
-        self.what = what
-        self._since = None
-
-    def began(self):
-        if self._since is None:
-            self._since = time.monotonic()
-            log.warning("%s: Redis is away; carrying on without it", self.what, exc_info=True)
-
-    def over(self):
-        if self._since is not None:
-            log.warning("%s: Redis is back after %.1f s", self.what, time.monotonic() - self._since)
-            self._since = None
 
 
 def turn_log_for(redis_url):
