@@ -50,7 +50,7 @@ TITLES = {
     "schedule": (_l("Schedule a routine for today"), _l("Only a routine scheduled on a day shows up on it.")),
     "fill": (_l("Put a habit in today's routine"), _l("Today's routine is empty: add what you want to do today.")),
     "check": (_l("Make your first check"), _l("Check a habit in today's routine when you do it: checks earn XP.")),
-    "goal": (_l("Set a goal"), _l("A goal gives your habits a direction, like reading 12 books this year.")),
+    "goal": (_l("Set your first goal"), _l("A goal gives your habits a direction, like reading 12 books this year.")),
 }
 ACTIONS = {
     "habit": _l("Create habit"),
