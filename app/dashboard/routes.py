@@ -1,5 +1,6 @@
-"""The signed-in home: a greeting, the streak, today's routine with check and skip in place, the
-widgets the user chose (each its own fragment that refreshes on its domain), and the goals ahead."""
+"""The signed-in home: a greeting, the streak, a new account's next steps, today's routine with
+check and skip in place, the widgets the user chose (each its own fragment that refreshes on its
+domain), and the goals ahead."""
 
 import math
 from datetime import datetime, timedelta
@@ -53,6 +54,7 @@ def index():
         steps_total=next_steps.TOTAL,
         widgets=[(widget_id, WIDGETS[widget_id][0], _widget_context(widget_id, user)) for widget_id in chosen],
         refreshers=_refreshers(regions, chosen),
+        clock_url=url_for("dashboard.regions", ids="calendarToday") if "calendarToday" in chosen else None,
         configuration_url=BY_SLUG["configuration"].url,
     )
 
@@ -77,7 +79,9 @@ def _refreshers(regions, chosen):
     several domains of one answer make one request, not one each. The next steps' region is on
     the page (and refreshed) only while a step is left."""
     groups = {}
-    for name, domains in [*((name, REGIONS[name]) for name in regions), *((w, WIDGETS[w][0]) for w in chosen)]:
+    readers = [(name, REGIONS[name]) for name in regions]
+    readers += [(widget_id, WIDGETS[widget_id][0]) for widget_id in chosen]
+    for name, domains in readers:
         if domains:
             groups.setdefault(domains, []).append(name)
     return [

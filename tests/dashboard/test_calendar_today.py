@@ -141,3 +141,10 @@ def test_an_everyday_routine_s_all_day_section_is_on_the_timeline(app, user_id, 
         an_everyday_routine(ana, a_habit(ana, "Read"))
     widget = signed_in.get("/dashboard/regions?ids=calendarToday").data.decode()
     assert 'data-testid="timeline-slot"' in widget and "00:00" in widget and "Read" in widget
+
+
+def test_the_now_line_moves_on_with_the_clock_only_when_the_calendar_is_chosen(app, user_id, signed_in):
+    assert 'data-testid="calendar-clock"' not in signed_in.get("/dashboard").data.decode()
+    _choose_the_calendar(app, user_id)
+    page = signed_in.get("/dashboard").data.decode()
+    assert 'hx-get="/dashboard/regions?ids=calendarToday" hx-trigger="every 300s"' in page
