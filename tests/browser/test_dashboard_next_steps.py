@@ -85,12 +85,13 @@ def test_a_step_done_from_its_button_and_one_done_elsewhere_leave_without_a_relo
     assert page.console_errors == []
 
 
-def test_a_routine_on_another_day_asks_for_today_and_opens_its_days(page, steps_server):
+def test_a_routine_on_another_day_asks_for_today_and_then_to_be_filled(page, steps_server):
     base_url, app = steps_server
     with app.app_context():
         user = db.session.scalar(db.select(User).where(User.email == "nina@example.com"))
         routine = routines.create_timed(user, "Weekends", "sun", [{"name": "Morning", "starts_at": "09:00"}])
-        schedules.set_days(user, routine.id, [(today.local_today(user)[1].weekday() + 1) % 7])
+        weekday = today.local_today(user)[1].weekday()
+        schedules.set_days(user, routine.id, [(weekday + 1) % 7])
     page.set_viewport_size(PHONE)
     signed_in_as(page, base_url, "nina@example.com", PASSWORD)
     step = page.get_by_test_id("next-step-schedule")
@@ -100,8 +101,16 @@ def test_a_routine_on_another_day_asks_for_today_and_opens_its_days(page, steps_
     assert box["height"] >= 44 and box["x"] + box["width"] <= PHONE["width"]
     assert fits(page)
     action.click()
-    expect(page.locator("#dialog")).to_contain_text("Weekends")
-    expect(page.locator("#dialog").get_by_role("checkbox").first).to_be_visible()
+    dialog = page.locator("#dialog")
+    expect(dialog).to_contain_text("Weekends")
+    dialog.locator(f"input[name=weekdays][value='{weekday}']").check()
+    dialog.get_by_role("button", name="Save schedule").click()
+    # Scheduled on today, and still empty: the step moves on to filling it, with the editor.
+    expect(page.get_by_test_id("next-step-schedule")).to_have_count(0)
+    fill = page.get_by_test_id("next-step-fill")
+    expect(fill).to_contain_text("Put a habit in today's routine")
+    expect(page.get_by_test_id("today-card")).to_contain_text("Weekends")
+    assert fits(page)
     assert page.console_errors == []
 
 
