@@ -1,6 +1,6 @@
-"""The dashboard: the signed-in home. A greeting, the streak, today's routine with check and skip in
-place, the widgets the person chose (each a fragment that refreshes on its own domain), the goals
-ahead, and the daily briefing.
+"""The dashboard: the signed-in home. A greeting, the streak, a new account's next steps, today's
+routine with check and skip in place, the widgets the person chose (each a fragment that
+refreshes on its own domain), the goals ahead, and the daily briefing.
 """
 
 from flask_babel import lazy_gettext as _l

@@ -1,5 +1,6 @@
-"""The signed-in home: a greeting, the streak, today's routine with check and skip in place, the
-widgets the user chose (each its own fragment that refreshes on its domain), and the goals ahead."""
+"""The signed-in home: a greeting, the streak, a new account's next steps, today's routine with
+check and skip in place, the widgets the user chose (each its own fragment that refreshes on its
+domain), and the goals ahead."""
 
 import math
 from datetime import datetime, timedelta
@@ -8,7 +9,7 @@ from types import SimpleNamespace
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_login import login_required
 
-from app.dashboard import briefing
+from app.dashboard import briefing, next_steps, timeline
 from app.mood import services as mood
 from app.onboarding import services as onboarding
 from app.profile import widgets
@@ -40,6 +41,8 @@ def index():
     user = acting_user()
     now = datetime.now(user_zone(user))
     chosen = [widget_id for widget_id in (user.widgets or []) if widget_id in WIDGETS]
+    steps = _next_steps(user)
+    regions = [name for name in REGIONS if name != "next-steps" or steps]
     return render_page(
         "dashboard/page.html",
         active="dashboard",
@@ -47,24 +50,38 @@ def index():
         day_part=_day_part(now.hour),
         plan=_plan(user),
         constance=_account_constance(user),
+        steps=steps,
+        steps_total=next_steps.TOTAL,
         widgets=[(widget_id, WIDGETS[widget_id][0], _widget_context(widget_id, user)) for widget_id in chosen],
-        refreshers=_refreshers(chosen),
+        refreshers=_refreshers(regions, chosen),
+        clock_url=url_for("dashboard.regions", ids="calendarToday") if "calendarToday" in chosen else None,
         configuration_url=BY_SLUG["configuration"].url,
     )
 
 
 # The regions outside the widget rail that refresh with it, and the domains they read.
-REGIONS = {"constance-chip": ("routines",), "today-card": ("routines",)}
+REGIONS = {"constance-chip": ("routines",), "today-card": ("routines",), "next-steps": next_steps.DOMAINS}
 
 
-def _refreshers(chosen):
+def _next_steps(user):
+    """The steps a new account has left, once the setup assistant is finished or skipped (until
+    then its welcome card is the one next step)."""
+    if not user.tutorial_done:
+        return []
+    return next_steps.left(next_steps.footing(user))
+
+
+def _refreshers(regions, chosen):
     """[(hx-trigger, url)]: one refresher per set of domains, asking for every region that reads
     exactly those. A check announces routines, habits and categories at once: three GETs (the
     routine readers, the level, the category charts) instead of one per region, and a region
     never refreshes for a domain it does not read. Its trigger waits a millisecond so the
-    several domains of one answer make one request, not one each."""
+    several domains of one answer make one request, not one each. The next steps' region is on
+    the page (and refreshed) only while a step is left."""
     groups = {}
-    for name, domains in [*REGIONS.items(), *((widget_id, WIDGETS[widget_id][0]) for widget_id in chosen)]:
+    readers = [(name, REGIONS[name]) for name in regions]
+    readers += [(widget_id, WIDGETS[widget_id][0]) for widget_id in chosen]
+    for name, domains in readers:
         if domains:
             groups.setdefault(domains, []).append(name)
     return [
@@ -123,6 +140,8 @@ def regions():
             found.append({"name": name, "constance": _account_constance(user)})
         elif name == "today-card":
             found.append({"name": name, "plan": _plan(user)})
+        elif name == "next-steps":
+            found.append({"name": name, "steps": _next_steps(user), "steps_total": next_steps.TOTAL})
         else:
             found.append({"name": name, "domains": WIDGETS[name][0], "data": _widget_context(name, user)})
     return render_template("dashboard/_regions.html", regions=found)
@@ -251,6 +270,12 @@ def _area(user, best):
     return {"category": category, "bars": bars, "best": best}
 
 
+def _calendar_today(user):
+    """Today's timed routine entries and study blocks on one timeline, with "now" among them."""
+    now = datetime.now(user_zone(user)).time().replace(second=0, microsecond=0)
+    return {"timeline": timeline.day_timeline(_plan(user), study_cycles.today(user), now)}
+
+
 def _fast_tips(user):
     day_of_year = streaks.today_for(user).timetuple().tm_yday
     return {"tip_index": day_of_year % TIP_COUNT, "tip_count": TIP_COUNT}
@@ -268,6 +293,7 @@ WIDGETS = {
     "fastTips": ((), _fast_tips),
     "moodWeek": (("mood",), lambda user: {"days": mood.week(user)}),
     "studyToday": (("study_cycles",), study_cycles.widget),
+    "calendarToday": (("routines", "study_cycles"), _calendar_today),
 }
 
 

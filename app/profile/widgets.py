@@ -17,6 +17,7 @@ CATALOGUE = {
     "fastTips": _l("Quick tips"),
     "moodWeek": _l("Mood week"),
     "studyToday": _l("Study today"),
+    "calendarToday": _l("Today's calendar"),
 }
 
 DEFAULT = ["dailyProgress", "levelProgress", "constance", "constanceHeatmap"]

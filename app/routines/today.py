@@ -766,3 +766,40 @@ def _item_figures(item):
     if isinstance(item, Habit):
         figures.update({key: value for key, value in _xp_figures(item).items() if key not in figures})
     return figures
+
+
+# Getting started ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Footing:
+    """How far a new account has come with routines: what the dashboard's next steps read."""
+
+    first_routine_id: uuid.UUID | None  # the oldest routine, none when there is no routine yet
+    todays_routine_id: uuid.UUID | None  # the routine scheduled on today's weekday
+    todays_entries: bool  # today's routine holds at least one habit or task
+    checked_once: bool  # any entry was ever checked
+
+
+def footing(user, today=None):
+    """Where the user stands with routines, in one statement (the dashboard reads it on each load
+    and each refresh while a next step is left)."""
+    today = today or local_today(user)[1]
+    todays = (
+        db.select(ScheduleDay.routine_id)
+        .where(ScheduleDay.user_id == user.id, ScheduleDay.weekday == today.weekday())
+        .scalar_subquery()
+    )
+    row = db.session.execute(
+        db.select(
+            db.select(Routine.id)
+            .where(Routine.user_id == user.id)
+            .order_by(Routine.created_at, Routine.id)
+            .limit(1)
+            .scalar_subquery(),
+            todays,
+            db.select(RoutineEntry.id).where(RoutineEntry.routine_id == todays).exists(),
+            db.select(EntryCheck.id).where(EntryCheck.user_id == user.id, EntryCheck.checked.is_(True)).exists(),
+        )
+    ).one()
+    return Footing(*row)
