@@ -48,6 +48,7 @@ SEED = 20240917
 
 WIDGETS = [
     "dailyProgress",
+    "calendarToday",
     "constance",
     "constanceHeatmap",
     "levelProgress",
