@@ -85,7 +85,7 @@ def test_a_change_the_timer_no_longer_allows_is_refused_in_words(app, signed_in,
     assert "The timer isn&#39;t running, so there is nothing to pause." in text(refused)
     assert 'data-state="STOPPED"' in text(refused) and 'class="toast toast-error"' in text(refused)
     assert post(signed_in, f"/focus/{entry_id}/timer/stop").status_code == 409
-    assert post(signed_in, f"/focus/{entry_id}/timer/explode").status_code == 404
+    assert post(signed_in, f"/focus/{entry_id}/timer/explode").status_code in (404, 405)
 
     with as_user(app, user_id) as ana:
         ana.language = "pt"
