@@ -3,7 +3,7 @@ and its steps. Every change of a step answers with the steps list repainted and 
 change of the timer answers with the timer as the server now has it, which every other open page
 of the user fetches too when the change is announced."""
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import login_required
 
@@ -17,12 +17,6 @@ bp = Blueprint("focus", __name__, url_prefix="/focus", template_folder="template
 
 STEPS = "focus/_steps.html"
 TIMER = "focus/_timer.html"
-TIMER_CHANGES = {
-    "start": focus.start_timer,
-    "pause": focus.pause_timer,
-    "resume": focus.resume_timer,
-    "stop": focus.stop_timer,
-}
 
 
 @bp.get("")
@@ -123,15 +117,35 @@ def timer(entry_id):
     return render_template(TIMER, **_timer_context(focus.timer_state(acting_user(), entry_id)))
 
 
-@bp.post("/<entry_id>/timer/<change>")
+@bp.post("/<entry_id>/timer/start")
 @login_required
-def change_timer(entry_id, change):
-    """Start, pause, resume or stop the timer. A change the timer's state no longer allows (it
-    was paused on another device meanwhile) answers with the timer as it is and says why."""
-    if change not in TIMER_CHANGES:
-        abort(404)
+def start_timer(entry_id):
+    return _timer_changed(entry_id, focus.start_timer)
+
+
+@bp.post("/<entry_id>/timer/pause")
+@login_required
+def pause_timer(entry_id):
+    return _timer_changed(entry_id, focus.pause_timer)
+
+
+@bp.post("/<entry_id>/timer/resume")
+@login_required
+def resume_timer(entry_id):
+    return _timer_changed(entry_id, focus.resume_timer)
+
+
+@bp.post("/<entry_id>/timer/stop")
+@login_required
+def stop_timer(entry_id):
+    return _timer_changed(entry_id, focus.stop_timer)
+
+
+def _timer_changed(entry_id, change):
+    """The timer after the change. A change its state no longer allows (it was paused on
+    another device meanwhile) answers with the timer as it is and says why."""
     try:
-        clock = TIMER_CHANGES[change](acting_user(), entry_id)
+        clock = change(acting_user(), entry_id)
     except Conflict as error:
         if not is_htmx():
             flash(error.message, "error")

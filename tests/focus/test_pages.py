@@ -173,6 +173,15 @@ def test_no_cycle_yet_is_said_in_words_not_as_a_zero(app, signed_in, user_id, en
 def test_the_day_view_lists_today_s_entries(signed_in, entry_id):
     day = text(signed_in.get("/focus"))
     assert "Write" in day and "Tidy desk" in day and f"/focus/{entry_id}" in day
+    assert 'data-testid="entry-timer"' not in day
+
+
+def test_the_day_view_shows_a_timer_that_runs_or_waits_paused(signed_in, entry_id):
+    post(signed_in, f"/focus/{entry_id}/timer/start")
+    assert "Timer running" in text(signed_in.get("/focus", headers=HTMX))
+    post(signed_in, f"/focus/{entry_id}/timer/pause")
+    day = text(signed_in.get("/focus", headers=HTMX))
+    assert "Timer running" not in day and re.search(r'data-testid="entry-timer">.*Paused</span>', day)
 
 
 def test_an_entry_of_another_day_leads_to_today_s_view(app, signed_in, user_id):
