@@ -274,10 +274,12 @@ def _saved(user):
 
 
 def record_cycle(user, entry_id, cycle_id, kind, minutes, now=None):
-    """Record a work or break period the entry's timer ran to its end (`now`: that end), once
-    per cycle id: the same id again returns the row already recorded and writes nothing.
-    (cycle, created)."""
-    entry, today = todays_entry(user, entry_id, now)
+    """Record a work or break period the entry's timer ran to its end (`now`: that end), on the
+    local day it ended, once per cycle id: the same id again returns the row already recorded
+    and writes nothing. (cycle, created). The timer was started on an entry of that day; the
+    day it is read on may be another, so only the entry's owner is checked here."""
+    entry = routines.get_entry(user, entry_id)
+    today = local_today(user, now)[1]
     problems = {}
     cycle_uuid = routines.as_uuid(cycle_id)
     if cycle_uuid is None:

@@ -12,8 +12,11 @@ from flask_babel import force_locale
 from app.extensions import db
 from app.focus import services as focus
 from app.focus.models import CycleKind, FocusTimer, TimerCycle, TimerState
+from app.routines import schedules
+from app.routines import services as routines
 from app.shared.days import today_for, user_zone
 from app.shared.errors import Conflict, NotFound
+from tests.builders import a_habit
 
 
 @pytest.fixture
@@ -124,6 +127,24 @@ def test_a_paused_timer_of_another_day_is_forgotten_and_a_running_one_carries_on
     assert focus.timer_state(ana, first.id, now=next_day).state == TimerState.STOPPED
     carried = focus.timer_state(ana, second.id, now=next_day)
     assert (carried.state, carried.remaining_ms) == (TimerState.RUNNING, 10 * 60000)
+
+
+def test_a_focus_that_ended_on_a_day_the_entry_is_not_scheduled_is_recorded_on_that_day(ana, noon):
+    """Started at 23:50 on the routine's only day, read a week later: the focus ended at 00:15 the
+    next day, is recorded there, and the page opens."""
+    habit = a_habit(ana, "Swim")
+    routine = routines.create_list(ana, "Today only", entries=[{"habit_id": habit.id}])
+    schedules.set_days(ana, routine.id, [today_for(ana).weekday()])
+    entry = routine.entries[0]
+    late = noon + timedelta(hours=11, minutes=50)
+    focus.start_timer(ana, entry.id, now=late)
+
+    week_later = focus.timer_state(ana, entry.id, now=noon + timedelta(days=7))
+    assert week_later.state == TimerState.STOPPED
+    assert [(kind, day) for kind, _m, day, _at in cycles(ana)] == [
+        (CycleKind.WORK, today_for(ana) + timedelta(days=1)),
+        (CycleKind.BREAK, today_for(ana) + timedelta(days=1)),
+    ]
 
 
 @pytest.mark.parametrize(
