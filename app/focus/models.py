@@ -85,7 +85,7 @@ class FocusTimer(Owned, db.Model):
     __table_args__ = (UniqueConstraint("entry_id", name="one_timer_per_entry"),)
 
     entry_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("routine_entries.id", ondelete="CASCADE"))
-    day: Mapped[date] = mapped_column(Date)  # the local day the phase was started on
+    day: Mapped[date] = mapped_column(Date)  # the local day it was last started, paused or resumed on
     phase: Mapped[CycleKind] = mapped_column(Enum(CycleKind, native_enum=False, length=8))
     state: Mapped[TimerState] = mapped_column(Enum(TimerState, native_enum=False, length=8))
     planned_seconds: Mapped[int] = mapped_column(Integer)

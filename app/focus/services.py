@@ -419,7 +419,11 @@ def start_timer(user, entry_id, now=None):
     _restart(row, user, today)
     row.state, row.started_at = TimerState.RUNNING, now
     row.cycle_id = uuid.uuid4()
-    return _timer_saved(user, row, now)
+    try:
+        return _timer_saved(user, row, now)
+    except IntegrityError:  # a first start on another device at the same moment made the row
+        db.session.rollback()
+        raise Conflict("FOCUS_TIMER_RUNNING") from None
 
 
 def pause_timer(user, entry_id, now=None):
@@ -429,7 +433,7 @@ def pause_timer(user, entry_id, now=None):
     row, view = _settled(user, entry, today, now)
     if view.state != TimerState.RUNNING:
         raise Conflict("FOCUS_TIMER_NOT_RUNNING")
-    row.elapsed_ms = view.elapsed_ms
+    row.elapsed_ms, row.day = view.elapsed_ms, today
     row.state, row.started_at, row.paused_at = TimerState.PAUSED, None, now
     row.pauses += 1
     return _timer_saved(user, row, now)
@@ -442,7 +446,7 @@ def resume_timer(user, entry_id, now=None):
     row, view = _settled(user, entry, today, now)
     if view.state != TimerState.PAUSED:
         raise Conflict("FOCUS_TIMER_NOT_PAUSED")
-    row.state, row.started_at, row.paused_at = TimerState.RUNNING, now, None
+    row.state, row.started_at, row.paused_at, row.day = TimerState.RUNNING, now, None, today
     return _timer_saved(user, row, now)
 
 
@@ -521,8 +525,8 @@ def _view(user, row, entry_id, today, now):
 
 
 def _current(view, today):
-    """A timer left paused (or stopped) on another day is forgotten: today starts afresh. A
-    running one carries on past midnight."""
+    """A timer last changed on another day and left paused (or stopped) is forgotten: today
+    starts afresh. A running one carries on past midnight."""
     if view.day == today or view.state == TimerState.RUNNING:
         return view
     return replace(

@@ -147,6 +147,25 @@ def test_a_focus_that_ended_on_a_day_the_entry_is_not_scheduled_is_recorded_on_t
     ]
 
 
+def test_a_pause_after_midnight_is_kept_the_next_day(ana, entry, noon):
+    focus.start_timer(ana, entry.id, now=noon + timedelta(hours=11, minutes=50))
+    focus.pause_timer(ana, entry.id, now=noon + timedelta(hours=12, minutes=5))
+    kept = focus.timer_state(ana, entry.id, now=noon + timedelta(hours=13))
+    assert (kept.state, kept.remaining_ms) == (TimerState.PAUSED, 10 * 60000)
+
+
+def test_two_first_starts_at_once_make_one_timer(ana, entry, noon, monkeypatch):
+    """The other device's start made the row between this one's look and its write."""
+    focus.start_timer(ana, entry.id, now=noon)
+    monkeypatch.setattr(focus, "_timer_row", lambda user, entry_id: None)
+    with pytest.raises(Conflict) as refused:
+        focus.start_timer(ana, entry.id, now=noon + minutes(1))
+    assert refused.value.key == "FOCUS_TIMER_RUNNING"
+    monkeypatch.undo()
+    assert db.session.scalar(db.select(db.func.count()).select_from(FocusTimer)) == 1
+    assert focus.timer_state(ana, entry.id, now=noon + minutes(2)).remaining_ms == 23 * 60000
+
+
 @pytest.mark.parametrize(
     ("before", "change", "refusal"),
     [
