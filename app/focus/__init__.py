@@ -7,7 +7,7 @@ from app.domains import Domain, Elsewhere
 DOMAIN = Domain(
     "focus",
     Elsewhere("opened on one routine entry of today, at /focus"),
-    export={"focus": ("micro_tasks", "pinned_steps", "timer_cycles")},
+    export={"focus": ("micro_tasks", "pinned_steps", "timer_cycles", "focus_timers")},
     ids={"micro_task_id": "micro_tasks"},
     errors={
         "FOCUS_ENTRY_NOT_TODAY": _l("This entry is not in today's routine. Focus mode opens on today's entries."),
@@ -24,6 +24,11 @@ DOMAIN = Domain(
         "TIMER_CYCLE_INVALID": _l("That timer cycle could not be recorded: it needs an id, a kind and minutes."),
         "FOCUS_WORK_MINUTES_INVALID": _l("Choose a focus length from 1 to 120 minutes."),
         "FOCUS_BREAK_MINUTES_INVALID": _l("Choose a break length from 1 to 60 minutes."),
+        "FOCUS_TIMER_RUNNING": _l("The timer is already running."),
+        "FOCUS_TIMER_PAUSED": _l("The timer is paused: resume it, or reset it to start a new focus."),
+        "FOCUS_TIMER_NOT_RUNNING": _l("The timer isn't running, so there is nothing to pause."),
+        "FOCUS_TIMER_NOT_PAUSED": _l("The timer isn't paused, so there is nothing to resume."),
+        "FOCUS_TIMER_STOPPED": _l("The timer is already stopped."),
     },
     catalogue=("Focus mode",),
     toolset="micro-tasks of a routine entry of today, the day view",

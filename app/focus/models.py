@@ -66,3 +66,31 @@ class TimerCycle(db.Model):
     kind: Mapped[CycleKind] = mapped_column(Enum(CycleKind, native_enum=False, length=8))
     minutes: Mapped[int] = mapped_column(Integer)
     completed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TimerState(enum.StrEnum):
+    RUNNING = "RUNNING"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
+
+
+class FocusTimer(Owned, db.Model):
+    """The timer of one routine entry, kept here so every device shows the same clock.
+
+    Its time is two parts: `elapsed_ms`, what earlier runs of the phase added up to, and, while
+    it runs, the time since `started_at`. A phase that reaches its `planned_seconds` ends (and
+    is recorded as a TimerCycle under `cycle_id`) whenever the timer is next read."""
+
+    __tablename__ = "focus_timers"
+    __table_args__ = (UniqueConstraint("entry_id", name="one_timer_per_entry"),)
+
+    entry_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("routine_entries.id", ondelete="CASCADE"))
+    day: Mapped[date] = mapped_column(Date)  # the local day it was last started, paused or resumed on
+    phase: Mapped[CycleKind] = mapped_column(Enum(CycleKind, native_enum=False, length=8))
+    state: Mapped[TimerState] = mapped_column(Enum(TimerState, native_enum=False, length=8))
+    planned_seconds: Mapped[int] = mapped_column(Integer)
+    elapsed_ms: Mapped[int] = mapped_column(Integer, default=0)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # while running
+    paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # while paused
+    pauses: Mapped[int] = mapped_column(Integer, default=0)  # of the phase, for the record
+    cycle_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)  # the TimerCycle its end records

@@ -1,13 +1,14 @@
 """Focus mode: the day view (`/focus`) and one entry of today (`/focus/<entry_id>`) with its timer
-and its steps. Every change answers with the steps list repainted and a toast; the timer's
-script reports each completed cycle here, and a retry of the same cycle is answered the same."""
+and its steps. Every change of a step answers with the steps list repainted and a toast; every
+change of the timer answers with the timer as the server now has it, which every other open page
+of the user fetches too when the change is announced."""
 
-from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import login_required
 
 from app.focus import services as focus
-from app.shared.errors import DomainError, Invalid
+from app.shared.errors import Conflict, DomainError, Invalid
 from app.web.acting import acting_user
 from app.web.forms import echoed_form
 from app.web.rendering import is_htmx, render_page
@@ -15,6 +16,7 @@ from app.web.rendering import is_htmx, render_page
 bp = Blueprint("focus", __name__, url_prefix="/focus", template_folder="templates")
 
 STEPS = "focus/_steps.html"
+TIMER = "focus/_timer.html"
 
 
 @bp.get("")
@@ -107,17 +109,58 @@ def reorder(entry_id):
     )
 
 
-@bp.post("/<entry_id>/cycles")
+@bp.get("/<entry_id>/timer")
 @login_required
-def record_cycle(entry_id):
-    """A cycle the timer ran to its end (only the browser calls this). The same cycle id again is
-    answered like the first time and records nothing."""
-    form = request.form
-    cycle, created = focus.record_cycle(
-        acting_user(), entry_id, form.get("cycle_id"), form.get("kind"), form.get("minutes")
-    )
-    counted = focus.day_view(acting_user()).entry(entry_id)
-    return jsonify(recorded=created, cycle_id=str(cycle.cycle_id), cycles=counted.cycles if counted else 0)
+def timer(entry_id):
+    """The timer as it stands: a page fetches it when Focus mode changes anywhere, and when its
+    own countdown reaches the end (the server then records the phase and moves on)."""
+    return render_template(TIMER, **_timer_context(focus.timer_state(acting_user(), entry_id)))
+
+
+@bp.post("/<entry_id>/timer/start")
+@login_required
+def start_timer(entry_id):
+    return _timer_changed(entry_id, focus.start_timer)
+
+
+@bp.post("/<entry_id>/timer/pause")
+@login_required
+def pause_timer(entry_id):
+    return _timer_changed(entry_id, focus.pause_timer)
+
+
+@bp.post("/<entry_id>/timer/resume")
+@login_required
+def resume_timer(entry_id):
+    return _timer_changed(entry_id, focus.resume_timer)
+
+
+@bp.post("/<entry_id>/timer/stop")
+@login_required
+def stop_timer(entry_id):
+    return _timer_changed(entry_id, focus.stop_timer)
+
+
+def _timer_changed(entry_id, change):
+    """The timer after the change. A change its state no longer allows (it was paused on
+    another device meanwhile) answers with the timer as it is and says why."""
+    try:
+        clock = change(acting_user(), entry_id)
+    except Conflict as error:
+        if not is_htmx():
+            flash(error.message, "error")
+            return redirect(url_for("focus.entry", entry_id=entry_id))
+        context = _timer_context(focus.timer_state(acting_user(), entry_id), refusal=error.message)
+        return render_template(TIMER, **context), error.status
+    if not is_htmx():
+        return redirect(url_for("focus.entry", entry_id=entry_id))
+    return render_template(TIMER, **_timer_context(clock))
+
+
+def _timer_context(clock, refusal=None):
+    """The timer's state and the cycles the entry completed today (the count beside the clock)."""
+    counted = focus.day_view(acting_user()).entry(clock.entry_id)
+    return {"clock": clock, "cycles": counted.cycles if counted else 0, "refusal": refusal}
 
 
 def _list_context(steps, **extra):
@@ -128,10 +171,12 @@ def _list_context(steps, **extra):
 
 
 def _entry_context(steps, **extra):
-    """The whole page: the list, the entry as today's view shows it, and the timer's lengths."""
+    """The whole page: the list, the entry as today's view shows it, the timer's lengths and state."""
     user = acting_user()
+    clock = focus.timer_state(user, steps.entry.id)
     entry_view = focus.day_view(user).entry(steps.entry.id)
-    return _list_context(steps, entry=entry_view, timer=focus.timer(user), active=None, **extra)
+    context = {"clock": clock, "cycles": entry_view.cycles, "refusal": None}
+    return _list_context(steps, entry=entry_view, timer=focus.timer(user), active=None, **context, **extra)
 
 
 def _changed(steps, title, subtitle=None, focus_after=None, form_oob=False):

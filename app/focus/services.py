@@ -8,23 +8,30 @@ Steps belong to one local day. Pinning belongs to the step's NAME within the ent
 name is kept for the entry on every day, so reading the list adds each pinned name missing
 today (the read writes, and announces it); deleting a pinned step stops keeping its name.
 
-Timer cycles are recorded only by the browser, when a work or break period runs to its end, and
-only once per cycle id (a retry is harmless). The assistant never calls `record_cycle`: a cycle
-is time someone actually spent, and the day view is the only place it is read.
+The timer of an entry lives here, not in a browser, so every device shows the same clock: its
+state (running, paused, stopped), its phase (a focus, then the break that follows on its own),
+the time the phase ran before its current run and when that run started. Every page counts down
+from what the server says is left. A phase that reaches its length ends when the timer is next
+read or changed, at the moment it reached it (even when no page was open to see it), and only
+then is it recorded as a timer cycle, once per cycle id. The assistant never calls
+`record_cycle` nor changes the timer: a cycle is time someone actually spent, and the day view
+only reads it.
 """
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, timedelta
 
 from sqlalchemy.exc import IntegrityError
 
 from app.events import announce
 from app.extensions import db
-from app.focus.models import TEXT_MAX, CycleKind, MicroTask, PinnedStep, TimerCycle
+from app.focus.models import TEXT_MAX, CycleKind, FocusTimer, MicroTask, PinnedStep, TimerCycle, TimerState
 from app.routines import schedules
 from app.routines import services as routines
 from app.routines.today import local_today, today_routine
-from app.shared.errors import Invalid, NotFound
+from app.shared.errors import Conflict, Invalid, NotFound
+from app.shared.models import utcnow
 from app.shared.ownership import owned
 from app.shared.values import whole_number_from
 from app.study_cycles import services as study_cycles
@@ -267,9 +274,12 @@ def _saved(user):
 
 
 def record_cycle(user, entry_id, cycle_id, kind, minutes, now=None):
-    """Record a work or break period the browser's timer ran to its end, once per cycle id:
-    the same id again returns the row already recorded and writes nothing. (cycle, created)."""
-    entry, today = todays_entry(user, entry_id, now)
+    """Record a work or break period the entry's timer ran to its end (`now`: that end), on the
+    local day it ended, once per cycle id: the same id again returns the row already recorded
+    and writes nothing. (cycle, created). The timer was started on an entry of that day; the
+    day it is read on may be another, so only the entry's owner is checked here."""
+    entry = routines.get_entry(user, entry_id)
+    today = local_today(user, now)[1]
     problems = {}
     cycle_uuid = routines.as_uuid(cycle_id)
     if cycle_uuid is None:
@@ -287,6 +297,8 @@ def record_cycle(user, entry_id, cycle_id, kind, minutes, now=None):
     if recorded is not None:
         return recorded, False
     cycle = TimerCycle(user_id=user.id, cycle_id=cycle_uuid, entry_id=entry.id, day=today, kind=chosen, minutes=length)
+    if now is not None:
+        cycle.completed_at = now
     db.session.add(cycle)
     try:
         db.session.commit()
@@ -314,18 +326,265 @@ def timer(user):
     return {"work": user.focus_work_minutes, "break": user.focus_break_minutes}
 
 
+@dataclass(frozen=True)
+class TimerView:
+    """An entry's timer as it stands at `at`: what every page shows and counts down from.
+
+    `banked_ms` is what the phase ran before its current run; while running, the time since
+    `started_at` adds to it."""
+
+    entry_id: uuid.UUID
+    day: object
+    phase: CycleKind
+    state: TimerState
+    planned_ms: int
+    banked_ms: int
+    started_at: object  # the current run's start, while running
+    cycle_id: uuid.UUID | None
+    pauses: int
+    work_ms: int  # the user's configured lengths: the next focus, and the break after a focus
+    break_ms: int
+    at: object
+
+    @property
+    def elapsed_ms(self):
+        running = self.state == TimerState.RUNNING
+        return self.banked_ms + (_ms(self.at - self.started_at) if running else 0)
+
+    @property
+    def remaining_ms(self):
+        return max(self.planned_ms - self.elapsed_ms, 0)
+
+    def ended(self):
+        """(the phases that reached their length by `at`, each as (kind, cycle id, minutes, the
+        moment it ended), the timer after them): a focus is followed by its break from the
+        moment it ended; after a break the timer stops, ready for the next focus."""
+        ended, view = [], self
+        while view.state == TimerState.RUNNING and view.elapsed_ms >= view.planned_ms:
+            end = view.started_at + timedelta(milliseconds=view.planned_ms - view.banked_ms)
+            ended.append((view.phase, view.cycle_id, view.planned_ms // 60000, end))
+            if view.phase == CycleKind.WORK:
+                view = replace(
+                    view,
+                    phase=CycleKind.BREAK,
+                    planned_ms=view.break_ms,
+                    banked_ms=0,
+                    started_at=end,
+                    cycle_id=uuid.uuid4(),
+                    pauses=0,
+                )
+            else:
+                view = replace(
+                    view,
+                    phase=CycleKind.WORK,
+                    state=TimerState.STOPPED,
+                    planned_ms=view.work_ms,
+                    banked_ms=0,
+                    started_at=None,
+                    cycle_id=None,
+                    pauses=0,
+                )
+        return ended, view
+
+    def to_dict(self):
+        return {
+            "phase": self.phase.value,
+            "state": self.state.value,
+            "planned_seconds": self.planned_ms // 1000,
+            "elapsed_seconds": self.elapsed_ms // 1000,
+            "remaining_seconds": -(-self.remaining_ms // 1000),
+        }
+
+
+def timer_state(user, entry_id, now=None):
+    """The entry's timer now. A phase that reached its length meanwhile ends here: it is
+    recorded and the timer moves on, so this read may write (and announce it)."""
+    now = _aware(now)
+    entry, today = todays_entry(user, entry_id, now)
+    return _settled(user, entry, today, now)[1]
+
+
+def start_timer(user, entry_id, now=None):
+    """Start a focus on a stopped timer, as long as the user's focus length."""
+    now = _aware(now)
+    entry, today = todays_entry(user, entry_id, now)
+    row, view = _settled(user, entry, today, now)
+    if view.state == TimerState.RUNNING:
+        raise Conflict("FOCUS_TIMER_RUNNING")
+    if view.state == TimerState.PAUSED:
+        raise Conflict("FOCUS_TIMER_PAUSED")
+    if row is None:
+        row = FocusTimer(user_id=user.id, entry_id=entry.id)
+        db.session.add(row)
+    _restart(row, user, today)
+    row.state, row.started_at = TimerState.RUNNING, now
+    row.cycle_id = uuid.uuid4()
+    try:
+        return _timer_saved(user, row, now)
+    except IntegrityError:  # a first start on another device at the same moment made the row
+        db.session.rollback()
+        raise Conflict("FOCUS_TIMER_RUNNING") from None
+
+
+def pause_timer(user, entry_id, now=None):
+    """Pause the running phase: the time it ran is kept, and the clock stands still everywhere."""
+    now = _aware(now)
+    entry, today = todays_entry(user, entry_id, now)
+    row, view = _settled(user, entry, today, now)
+    if view.state != TimerState.RUNNING:
+        raise Conflict("FOCUS_TIMER_NOT_RUNNING")
+    row.elapsed_ms, row.day = view.elapsed_ms, today
+    row.state, row.started_at, row.paused_at = TimerState.PAUSED, None, now
+    row.pauses += 1
+    return _timer_saved(user, row, now)
+
+
+def resume_timer(user, entry_id, now=None):
+    """Run a paused phase again from where it stood."""
+    now = _aware(now)
+    entry, today = todays_entry(user, entry_id, now)
+    row, view = _settled(user, entry, today, now)
+    if view.state != TimerState.PAUSED:
+        raise Conflict("FOCUS_TIMER_NOT_PAUSED")
+    row.state, row.started_at, row.paused_at, row.day = TimerState.RUNNING, now, None, today
+    return _timer_saved(user, row, now)
+
+
+def stop_timer(user, entry_id, now=None):
+    """Stop (reset) a running or paused timer: the phase under way is not a cycle and is not
+    recorded; the next start is a new focus."""
+    now = _aware(now)
+    entry, today = todays_entry(user, entry_id, now)
+    row, view = _settled(user, entry, today, now)
+    if view.state == TimerState.STOPPED:
+        raise Conflict("FOCUS_TIMER_STOPPED")
+    _restart(row, user, today)
+    return _timer_saved(user, row, now)
+
+
+def timers_of(user, entry_ids, now=None):
+    """{entry id: its TimerView at `now`} for these entries, read only: a phase past its end is
+    shown as it has moved on, but recorded only by `timer_state` and the changes."""
+    now = _aware(now)
+    rows = db.session.scalars(
+        db.select(FocusTimer).where(FocusTimer.user_id == user.id, FocusTimer.entry_id.in_(list(entry_ids)))
+    )
+    today = local_today(user, now)[1]
+    return {row.entry_id: _current(_view(user, row, row.entry_id, today, now).ended()[1], today) for row in rows}
+
+
+def _settled(user, entry, today, now):
+    """(the entry's timer row or None, its view at `now`) once every phase that ended is
+    recorded and the row moved past it; a paused or stopped timer of another day is forgotten."""
+    row = _timer_row(user, entry.id)
+    ended, view = _view(user, row, entry.id, today, now).ended()
+    if ended:
+        for kind, cycle_id, minutes, end in ended:
+            record_cycle(user, entry.id, cycle_id, kind, minutes, now=end)
+        row = _timer_row(user, entry.id)  # recording commits; take the row again, locked
+        ended, view = _view(user, row, entry.id, today, now).ended()
+        if ended:
+            _apply(row, view)
+            _timer_saved(user, row, now)
+    current = _current(view, today)
+    if row is not None and current is not view:
+        _restart(row, user, today)
+        _timer_saved(user, row, now)
+    return row, current
+
+
+def _timer_row(user, entry_id):
+    statement = db.select(FocusTimer).where(FocusTimer.user_id == user.id, FocusTimer.entry_id == entry_id)
+    return db.session.scalar(statement.with_for_update().execution_options(populate_existing=True))
+
+
+def _view(user, row, entry_id, today, now):
+    """The row as a view at `now`; no row is a timer never started: stopped, ready for a focus."""
+    work_ms, break_ms = user.focus_work_minutes * 60000, user.focus_break_minutes * 60000
+    if row is None:
+        return TimerView(
+            entry_id, today, CycleKind.WORK, TimerState.STOPPED, work_ms, 0, None, None, 0, work_ms, break_ms, now
+        )
+    # a stopped timer takes the focus length configured now; a phase under way keeps its own
+    planned_ms = work_ms if row.state == TimerState.STOPPED else row.planned_seconds * 1000
+    started_at = _aware(row.started_at) if row.started_at is not None else None
+    return TimerView(
+        row.entry_id,
+        row.day,
+        row.phase,
+        row.state,
+        planned_ms,
+        row.elapsed_ms,
+        started_at,
+        row.cycle_id,
+        row.pauses,
+        work_ms,
+        break_ms,
+        now,
+    )
+
+
+def _current(view, today):
+    """A timer last changed on another day and left paused (or stopped) is forgotten: today
+    starts afresh. A running one carries on past midnight."""
+    if view.day == today or view.state == TimerState.RUNNING:
+        return view
+    return replace(
+        view,
+        day=today,
+        phase=CycleKind.WORK,
+        state=TimerState.STOPPED,
+        planned_ms=view.work_ms,
+        banked_ms=0,
+        started_at=None,
+        cycle_id=None,
+        pauses=0,
+    )
+
+
+def _apply(row, view):
+    row.day, row.phase, row.state = view.day, view.phase, view.state
+    row.planned_seconds, row.elapsed_ms = view.planned_ms // 1000, view.banked_ms
+    row.started_at, row.paused_at, row.cycle_id, row.pauses = view.started_at, None, view.cycle_id, view.pauses
+
+
+def _restart(row, user, today):
+    """The row as a stopped timer ready for a focus of the user's length."""
+    row.day, row.phase, row.state = today, CycleKind.WORK, TimerState.STOPPED
+    row.planned_seconds = user.focus_work_minutes * 60
+    row.elapsed_ms, row.started_at, row.paused_at, row.cycle_id, row.pauses = 0, None, None, None, 0
+
+
+def _timer_saved(user, row, now):
+    db.session.commit()
+    announce(user, "focus")
+    return _view(user, row, row.entry_id, row.day, now)
+
+
+def _aware(moment):
+    """`moment` (default: now) in UTC; SQLite hands datetimes back without their zone."""
+    moment = moment or utcnow()
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _ms(delta):
+    return int(delta.total_seconds() * 1000)
+
+
 # The day view ----------------------------------------------------------------------------------
 
 
 @dataclass
 class DayEntry:
-    """One entry of today: what it is, checked or skipped, its steps and its completed cycles."""
+    """One entry of today: what it is, checked or skipped, its steps, its completed cycles and
+    its timer."""
 
     entry: object  # today.EntryView
     steps_done: int
     steps_total: int
     cycles: int  # completed work periods
     focus_minutes: int
+    timer: TimerView | None = None  # None: never started
 
     @property
     def status(self):
@@ -342,6 +601,7 @@ class DayEntry:
             "micro_tasks_done": self.steps_done,
             "micro_tasks_total": self.steps_total,
             "completed_cycles": self.cycles,
+            "timer": self.timer.to_dict() if self.timer else {"state": TimerState.STOPPED.value},
         }
 
 
@@ -373,7 +633,7 @@ class DayView:
 
 def day_view(user, now=None):
     """Today's entries with their status, steps done of total (a pinned name not yet added today
-    counts as a step to do) and completed work cycles. Reads only."""
+    counts as a step to do), completed work cycles and timers. Reads only."""
     day = local_today(user, now)[1]
     plan = today_routine(user, day)
     view = DayView(day, plan)
@@ -396,13 +656,13 @@ def day_view(user, now=None):
         .group_by(TimerCycle.entry_id)
     ).all()
     counted = {entry_id: (count, minutes or 0) for entry_id, count, minutes in cycles}
+    timers = timers_of(user, entry_ids, now)
     for entry in plan.entries:
         entry_id = uuid.UUID(entry.entry_id)
         own = [(text, done) for owner, text, done in steps if owner == entry_id]
         present = {_key(text) for text, _done in own}
         waiting = {_key(name) for owner, name in pins if owner == entry_id} - present
         count, minutes = counted.get(entry_id, (0, 0))
-        view.entries.append(
-            DayEntry(entry, sum(1 for _text, done in own if done), len(own) + len(waiting), count, minutes)
-        )
+        done = sum(1 for _text, done in own if done)
+        view.entries.append(DayEntry(entry, done, len(own) + len(waiting), count, minutes, timers.get(entry_id)))
     return view

@@ -2,7 +2,8 @@
 
 Steps hang off the routine ENTRY id (getDayView, getTodayRoutine), never the habit's or task's.
 No tool guesses the entry: a call without one is refused, naming the entry open in Focus mode.
-No tool writes, lists or deletes timer cycles: only the browser records them, when one completes.
+No tool writes, lists or deletes timer cycles, nor starts or stops the timer: only the timer
+records a cycle, when one runs to its end. The day view reads each entry's timer as it stands.
 """
 
 from flask_babel import gettext as _
@@ -103,6 +104,7 @@ def reorderMicroTasks(ctx, args):
 
 @tool(domain="focus", kind="read", label=_l("Read your focus day"))
 def getDayView(ctx, args):
-    """Today's routine entries (entry ids) with status, micro-tasks done of total and the number
-    of completed timer cycles (read-only: cycles are recorded by the timer alone)."""
+    """Today's routine entries (entry ids) with status, micro-tasks done of total, the number
+    of completed timer cycles and each entry's timer (RUNNING, PAUSED or STOPPED; its phase and
+    the seconds left). Read-only: only the person runs the timer, and it alone records cycles."""
     return focus.day_view(ctx.user).to_dict()

@@ -1,6 +1,7 @@
 """Issue 11's journey, in one sitting of one person: a note added on /ideas and turned into a
 task, a mood logged, Focus mode opened from today's card, a step added and pinned, and a
-(one-minute) timer cycle run to its end on Playwright's clock and counted in the day view.
+(one-minute) timer cycle run to its end on Playwright's clock and the server's, and counted in
+the day view.
 
 Each area's own journey (test_ideas_journey, test_mood_journey, test_focus_journey) goes further
 into its page; this one proves the three work together, one after the other, in one session.
@@ -17,6 +18,7 @@ from app.profile import accounts, configuration
 from app.profile.models import User
 from tests.browser.conftest import serve, sign_in
 from tests.builders import a_habit, an_everyday_routine
+from tests.focus import server_clock
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +47,8 @@ def day_server(tmp_path_factory):
         yield base_url
 
 
-def test_a_note_becomes_a_task_a_mood_is_logged_and_a_focus_cycle_completes(browser, day_server):
+def test_a_note_becomes_a_task_a_mood_is_logged_and_a_focus_cycle_completes(browser, day_server, monkeypatch):
+    server = server_clock.installed(monkeypatch)  # the timer's time on the server, moved with the page's
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", timezone_id="UTC")
     page = context.new_page()
     errors = []
@@ -89,6 +92,8 @@ def test_a_note_becomes_a_task_a_mood_is_logged_and_a_focus_cycle_completes(brow
         "aria-pressed", "true"
     )
     page.get_by_test_id("timer-toggle").click()
+    expect(page.get_by_test_id("timer-toggle")).to_contain_text("Pause")
+    server.run_for(61_000)
     page.clock.run_for(61_000)
     expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
 

@@ -1,7 +1,9 @@
 """Focus mode in a real browser: opened from today's card, a step added and pinned, reordered by
-keyboard, a (one-minute) timer cycle run to its end on Playwright's clock and counted in the day
-view — at 1280 px and at 390 px, in English and in Portuguese, without console errors. A running
-timer outlives leaving the page, a reload and a second tab, and each cycle is recorded once."""
+keyboard, a (one-minute) timer cycle run to its end (on Playwright's clock and the server's,
+moved on together) and counted in the day view — at 1280 px and at 390 px, in English and in
+Portuguese, without console errors. The timer lives on the server: it outlives leaving the page
+and a reload, a second device of the same person shows the same clock and follows a pause live,
+and each cycle is recorded once."""
 
 import re
 import time
@@ -17,13 +19,14 @@ from app.profile.models import User
 from tests.browser.conftest import serve
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.builders import a_habit, a_task, an_everyday_routine
+from tests.focus import server_clock
 
 pytestmark = pytest.mark.browser
 
 PASSWORD = "steps one at a time"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-TIMER_PEOPLE = ("rosa@example.com", "rute@example.com", "raul@example.com")
+TIMER_PEOPLE = ("rosa@example.com", "rute@example.com", "raul@example.com", "rebeca@example.com")
 
 
 @pytest.fixture(scope="module")
@@ -60,11 +63,25 @@ def fits(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
 
 
-def on_focus(browser, base_url, email, entry="Write"):
-    """A desktop browser on Playwright's clock, signed in as `email`, with Focus mode opened on
-    `entry` from today's card: (context, page, the console errors logged)."""
+@pytest.fixture
+def server(monkeypatch):
+    """The server's clock for the timer, moved on by the test together with the page's."""
+    return server_clock.installed(monkeypatch)
+
+
+def run_for(server, page, milliseconds):
+    """Time passes for the timer: first on the server, then on the page (whose countdown, at its
+    end, asks the server, which must already be there)."""
+    server.run_for(milliseconds)
+    page.clock.run_for(milliseconds)
+
+
+def on_focus(browser, base_url, email, entry="Write", clock=True):
+    """A desktop browser (on Playwright's clock unless `clock` is False), signed in as `email`,
+    with Focus mode opened on `entry` from today's card: (context, page, the console errors)."""
     context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="Europe/Lisbon")
-    context.clock.install()
+    if clock:
+        context.clock.install()
     page = context.new_page()
     errors = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
@@ -75,7 +92,7 @@ def on_focus(browser, base_url, email, entry="Write"):
     return context, page, errors
 
 
-def test_a_focus_session_from_today_s_card(browser, focus_server):
+def test_a_focus_session_from_today_s_card(browser, focus_server, server):
     context, page, errors = on_focus(browser, focus_server, "rita@example.com")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Write")
 
@@ -110,7 +127,7 @@ def test_a_focus_session_from_today_s_card(browser, focus_server):
     expect(page.get_by_test_id("timer-clock")).to_have_text("01:00")
     page.get_by_test_id("timer-toggle").click()
     expect(timer.locator("[data-timer-said]")).to_have_text("Focus started: 1 minute.")
-    page.clock.run_for(61_000)
+    run_for(server, page, 61_000)
     expect(timer.locator("[data-timer-said]")).to_have_text("Focus cycle complete. Break: 1 minute.")
     expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
 
@@ -174,8 +191,8 @@ def test_a_form_swapped_in_takes_keys_at_once(browser, focus_server):
 
 
 def recorded_cycles(app, email, expected):
-    """The kinds of the cycles recorded for `email`, once `expected` of them are there (the browser
-    reports them in the background) or after a few seconds; a cycle recorded twice shows as two."""
+    """The kinds of the cycles recorded for `email`, once `expected` of them are there or after a
+    few seconds; a cycle recorded twice shows as two."""
     deadline = time.monotonic() + 5
     while True:
         with app.app_context():
@@ -193,8 +210,7 @@ def recorded_cycles(app, email, expected):
 
 def running_from(shown, slack=5):
     """A running clock's text: `shown` when looked at at once, or up to `slack` seconds less.
-    Playwright's installed clock also runs in real time, and a loaded machine takes seconds
-    between a page's load and the look."""
+    Real time passes too, and a loaded machine takes seconds between a page's load and the look."""
     minutes, seconds = map(int, shown.split(":"))
     total = minutes * 60 + seconds
     return re.compile(
@@ -202,27 +218,33 @@ def running_from(shown, slack=5):
     )
 
 
-def test_a_running_timer_outlives_leaving_the_page(browser, focus_app, focus_server):
+def seconds_on(page):
+    minutes, seconds = map(int, page.get_by_test_id("timer-clock").inner_text().split(":"))
+    return minutes * 60 + seconds
+
+
+def test_a_running_timer_outlives_leaving_the_page(browser, focus_app, focus_server, server):
     context, page, errors = on_focus(browser, focus_server, "rosa@example.com")
     entry_url = page.url
     timer = page.locator("[data-focus-timer]")
     clock, said = page.get_by_test_id("timer-clock"), timer.locator("[data-timer-said]")
 
     page.get_by_test_id("timer-toggle").click()
-    page.clock.run_for(20_000)
+    expect(said).to_have_text("Focus started: 1 minute.")
+    run_for(server, page, 20_000)
     expect(clock).to_have_text(running_from("00:40"))
 
     page.goto(f"{focus_server}/dashboard")  # a glance at the dashboard
-    page.clock.run_for(15_000)
+    run_for(server, page, 15_000)
     page.goto(entry_url)
     expect(clock).to_have_text(running_from("00:25"))
     expect(said).to_have_text("Timer resumed.")
     expect(page.get_by_test_id("timer-toggle")).to_contain_text("Pause")
-    page.clock.run_for(5_000)
+    run_for(server, page, 5_000)
     expect(clock).to_have_text(running_from("00:20"))  # still running
 
     page.goto(f"{focus_server}/dashboard")  # away past the focus's end: the break has begun meanwhile
-    page.clock.run_for(35_000)
+    run_for(server, page, 35_000)
     page.goto(entry_url)
     expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
     expect(timer.locator("[data-timer-phase]")).to_have_text("Break")
@@ -240,48 +262,109 @@ def test_a_running_timer_outlives_leaving_the_page(browser, focus_app, focus_ser
     context.close()
 
 
-def test_two_tabs_of_an_entry_share_its_timer(browser, focus_app, focus_server):
-    """The second tab follows the first; both see the focus and the break end, and each is recorded once."""
+def test_two_devices_of_one_person_show_one_clock(browser, focus_app, focus_server):
+    """Rebeca's laptop and phone, each signed in on its own: a start on one runs on the other
+    within a second at the same time left, a pause on one stands the other still, and a reload
+    (or a new sign-in) shows the timer as it is. Real time: nothing moves the clocks here."""
+    laptop, first, errors = on_focus(browser, focus_server, "rebeca@example.com", "Tidy desk", clock=False)
+    phone, second, phone_errors = on_focus(browser, focus_server, "rebeca@example.com", "Tidy desk", clock=False)
+    expect(second.get_by_test_id("timer-toggle")).to_contain_text("Start")
+    expect(second.get_by_test_id("timer-clock")).to_have_text("01:00")
+    expect(second.locator("body")).to_have_attribute("data-live", "open")
+
+    first.get_by_test_id("timer-toggle").click()
+    expect(first.get_by_test_id("timer-toggle")).to_contain_text("Pause")
+    expect(second.get_by_test_id("timer-toggle")).to_contain_text("Pause", timeout=1500)
+    expect(second.get_by_test_id("timer-clock")).not_to_have_text("01:00", timeout=2500)  # it counts down
+    assert abs(seconds_on(first) - seconds_on(second)) <= 2
+    expect(second.locator("[data-timer-said]")).to_have_text("Focus started: 1 minute.")
+
+    second.get_by_test_id("timer-toggle").click()  # paused on the phone
+    expect(second.get_by_test_id("timer-toggle")).to_contain_text("Resume")
+    expect(first.get_by_test_id("timer-toggle")).to_contain_text("Resume", timeout=1500)
+    expect(first.locator("[data-timer-said]")).to_have_text("Timer paused.")
+    paused_at = second.get_by_test_id("timer-clock").inner_text()
+    expect(first.get_by_test_id("timer-clock")).to_have_text(paused_at)
+    time.sleep(1.5)
+    expect(first.get_by_test_id("timer-clock")).to_have_text(paused_at)  # it stands still
+
+    first.reload()
+    expect(first.get_by_test_id("timer-toggle")).to_contain_text("Resume")
+    expect(first.get_by_test_id("timer-clock")).to_have_text(paused_at)
+    again = browser.new_context(viewport=PHONE, locale="en-US", timezone_id="Europe/Lisbon").new_page()
+    sign_in(again, focus_server, "rebeca@example.com")  # a new session sees it too
+    again.goto(first.url)
+    expect(again.get_by_test_id("timer-clock")).to_have_text(paused_at)
+
+    first.get_by_test_id("timer-toggle").click()  # resumed on the laptop
+    expect(second.get_by_test_id("timer-toggle")).to_contain_text("Pause", timeout=1500)
+    expect(second.locator("[data-timer-said]")).to_have_text("Timer resumed.")
+    first.get_by_test_id("timer-reset").click()
+    expect(second.get_by_test_id("timer-clock")).to_have_text("01:00", timeout=1500)
+    expect(second.get_by_test_id("timer-toggle")).to_contain_text("Start")
+    assert recorded_cycles(focus_app, "rebeca@example.com", 0) == []  # reset before its end: no cycle
+    assert errors == [] and phone_errors == []
+    again.context.close()
+    laptop.close()
+    phone.close()
+
+
+def test_both_devices_see_the_focus_and_the_break_end_and_each_is_recorded_once(
+    browser, focus_app, focus_server, server
+):
     context, first, errors = on_focus(browser, focus_server, "rute@example.com", "Tidy desk")
-    second = context.new_page()
+    other = browser.new_context(viewport=PHONE, locale="en-US", timezone_id="Europe/Lisbon")
+    other.clock.install()
+    second = other.new_page()
+    sign_in(second, focus_server, "rute@example.com")
     second.goto(first.url)
     expect(second.get_by_test_id("timer-toggle")).to_contain_text("Start")
 
     first.get_by_test_id("timer-toggle").click()
     expect(second.get_by_test_id("timer-toggle")).to_contain_text("Pause")
-    context.clock.run_for(61_000)
+    server.run_for(61_000)
+    for page in (first, second):
+        page.clock.run_for(61_000)
     for page in (first, second):
         expect(page.locator("[data-timer-phase]")).to_have_text("Break")
-    context.clock.run_for(60_000)
+        expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    server.run_for(60_000)
+    for page in (first, second):
+        page.clock.run_for(60_000)
     for page in (first, second):
         expect(page.get_by_test_id("timer-toggle")).to_contain_text("Start")
         expect(page.get_by_test_id("timer-clock")).to_have_text("01:00")
+    expect(first.locator("[data-timer-said]")).to_have_text("Break over. Start the next focus when you are ready.")
     second.reload()
-    expect(first.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
     expect(second.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
     assert recorded_cycles(focus_app, "rute@example.com", 2) == ["BREAK", "WORK"]  # once each
     assert errors == []
+    other.close()
     context.close()
 
 
-def test_a_paused_timer_stays_paused_and_a_reset_or_another_day_forgets_it(browser, focus_app, focus_server):
+def test_a_paused_timer_stays_paused_and_a_reset_or_another_day_forgets_it(browser, focus_app, focus_server, server):
     context, page, errors = on_focus(browser, focus_server, "raul@example.com")
     clock, toggle = page.get_by_test_id("timer-clock"), page.get_by_test_id("timer-toggle")
     said = page.locator("[data-timer-said]")
 
     toggle.click()
-    page.clock.run_for(10_000)
+    expect(toggle).to_contain_text("Pause")
+    run_for(server, page, 10_000)
     toggle.click()
     expect(said).to_have_text("Timer paused.")
+    paused_at = clock.inner_text()
+    assert running_from("00:50", slack=3).match(paused_at)
     page.reload()
-    expect(clock).to_have_text("00:50")
+    expect(clock).to_have_text(paused_at)
     expect(toggle).to_contain_text("Resume")
     expect(said).to_have_text("")  # nothing resumed: it is still paused
-    page.clock.run_for(5_000)
-    expect(clock).to_have_text("00:50")
+    run_for(server, page, 5_000)
+    expect(clock).to_have_text(paused_at)
 
     toggle.click()
-    page.clock.run_for(50_000)  # the very end, then a reload: the focus is recorded once
+    expect(toggle).to_contain_text("Pause")
+    run_for(server, page, 51_000)  # past the very end, then reloads: the focus is recorded once
     page.reload()
     expect(page.locator("[data-timer-phase]")).to_have_text("Break")
     page.reload()
@@ -290,20 +373,19 @@ def test_a_paused_timer_stays_paused_and_a_reset_or_another_day_forgets_it(brows
     assert recorded_cycles(focus_app, "raul@example.com", 1) == ["WORK"]
 
     page.get_by_role("button", name="Reset").click()
+    expect(said).to_have_text("Timer reset.")
     page.reload()
     expect(clock).to_have_text("01:00")
     expect(toggle).to_contain_text("Start")
+    expect(page.get_by_role("button", name="Reset")).to_be_disabled()
 
     toggle.click()
-    page.evaluate(
-        """() => {
-            const key = Object.keys(localStorage).find((name) => name.startsWith("beyou.focus.timer."));
-            localStorage.setItem(key, JSON.stringify({...JSON.parse(localStorage.getItem(key)), day: "2000-01-01"}));
-        }"""
-    )
+    expect(toggle).to_contain_text("Pause")
+    toggle.click()
+    expect(toggle).to_contain_text("Resume")
+    server.run_for(24 * 3600 * 1000)  # the next day, on the server: a paused timer is forgotten
     page.reload()
     expect(clock).to_have_text("01:00")
     expect(toggle).to_contain_text("Start")
-    assert page.evaluate("Object.keys(localStorage).filter((name) => name.startsWith('beyou.focus.timer.'))") == []
     assert errors == []
     context.close()

@@ -1,5 +1,5 @@
 """Focus mode's rows travel in the export, go with the account, and a deleted routine entry takes
-its steps and pins along while its timer cycles stay (emptied of the entry)."""
+its steps, pins and timer along while its timer cycles stay (emptied of the entry)."""
 
 import json
 import uuid
@@ -8,7 +8,7 @@ import pytest
 
 from app.extensions import db
 from app.focus import services as focus
-from app.focus.models import MicroTask, PinnedStep, TimerCycle
+from app.focus.models import FocusTimer, MicroTask, PinnedStep, TimerCycle
 from app.profile import configuration
 from app.routines import services as routines
 from app.shared.errors import Invalid
@@ -19,6 +19,7 @@ def a_focused_morning(user, entry):
     step, _ = focus.add(user, entry.id, "Outline")
     focus.pin(user, step.id)
     focus.check(user, step.id)
+    focus.start_timer(user, entry.id)
     return focus.record_cycle(user, entry.id, uuid.uuid4(), "WORK", 25)[0]
 
 
@@ -42,6 +43,11 @@ def test_the_export_carries_steps_pins_and_cycles_as_strict_json(ana, entry):
             "completed_at": cycle.completed_at.isoformat(),
         }
     ]
+    [timer] = exported["focus_timers"]
+    assert (timer["entry_id"], timer["phase"], timer["state"], timer["planned_seconds"]) == (
+        str(entry.id), "WORK", "RUNNING", 1500
+    )  # fmt: skip
+    assert timer["started_at"] and timer["paused_at"] is None and timer["pauses"] == 0
 
 
 def test_the_timer_lengths_are_settings_like_any_other(ana):
@@ -66,7 +72,7 @@ def test_deleting_the_account_removes_every_focus_row(ana, bruno, entry):
 
     configuration.delete_account(ana, PASSWORD, "DELETE")
 
-    for model in (MicroTask, PinnedStep, TimerCycle):
+    for model in (MicroTask, PinnedStep, TimerCycle, FocusTimer):
         assert db.session.scalars(db.select(model).where(model.user_id == ana_id)).all() == []
 
 
@@ -77,5 +83,6 @@ def test_replacing_a_routine_without_the_entry_keeps_working(ana, entry):
     routines.replace(ana, routine.id, {"name": routine.name, "sections": [{"name": "Later", "starts_at": "10:00"}]})
 
     assert db.session.scalars(db.select(MicroTask)).all() == []
+    assert db.session.scalars(db.select(FocusTimer)).all() == []
     assert db.session.scalar(db.select(TimerCycle.entry_id)) is None
     assert focus.day_view(ana).entries == []

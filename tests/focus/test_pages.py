@@ -1,8 +1,9 @@
 """Focus mode's pages: opened from today's card, every step action answered with the list and a
-toast, refusals keep what was typed, and the timer's cycle recorded once per cycle id."""
+toast, refusals keep what was typed, and the timer kept on the server: every page of the user
+shows its state, a change it no longer allows is refused in words with the timer as it is."""
 
 import re
-import uuid
+from datetime import timedelta
 
 import pytest
 
@@ -47,19 +48,59 @@ def test_today_s_card_and_the_routines_page_open_focus_mode_on_an_entry(signed_i
         assert f'href="/focus/{entry_id}"' in text(signed_in.get(page)), page
 
 
-def test_the_focus_page_carries_the_entry_for_the_assistant_and_the_timer_lengths(signed_in, entry_id):
+def test_the_focus_page_carries_the_entry_for_the_assistant_and_the_timer_s_state(signed_in, entry_id):
     page = text(signed_in.get(f"/focus/{entry_id}"))
     assert f'data-focus-entry-id="{entry_id}"' in page
-    assert 'data-work-minutes="25"' in page and 'data-break-minutes="5"' in page
+    assert 'data-state="STOPPED" data-phase="WORK" data-remaining-ms="1500000"' in page
+    assert ">25:00<" in page and "25 min focus, 5 min break." in page
+    assert f'hx-get="/focus/{entry_id}/timer" hx-trigger="domain:focus from:body, timer:ended"' in page
     assert "js/focus.js" in page
 
 
-def test_the_timer_keeps_its_state_under_the_entry_and_the_user_s_day(app, signed_in, user_id, entry_id):
-    """The timer's kept state is dropped when its day is not the one the page says is today."""
-    page = text(signed_in.get(f"/focus/{entry_id}"))
+def test_the_timer_s_changes_answer_with_its_state_and_announce_focus(app, signed_in, user_id, entry_id):
+    started = post(signed_in, f"/focus/{entry_id}/timer/start")
+    assert started.status_code == 200 and 'data-state="RUNNING" data-phase="WORK"' in text(started)
+    assert "domain:focus" in started.headers["HX-Trigger"]
+    assert f'hx-post="/focus/{entry_id}/timer/pause"' in text(started)
+
+    paused = post(signed_in, f"/focus/{entry_id}/timer/pause")
+    assert 'data-state="PAUSED"' in text(paused) and f'hx-post="/focus/{entry_id}/timer/resume"' in text(paused)
+    assert ">Paused<" in text(paused)
+    # A second page (another device) reads the same state
+    assert 'data-state="PAUSED"' in text(signed_in.get(f"/focus/{entry_id}/timer"))
+    assert 'data-state="PAUSED"' in text(signed_in.get(f"/focus/{entry_id}"))
+
+    assert 'data-state="RUNNING"' in text(post(signed_in, f"/focus/{entry_id}/timer/resume"))
+    stopped = post(signed_in, f"/focus/{entry_id}/timer/stop")
+    assert 'data-state="STOPPED"' in text(stopped) and ">25:00<" in text(stopped)
+    with as_user(app, user_id):
+        assert db.session.scalar(db.select(db.func.count()).select_from(TimerCycle)) == 0  # stopped early
+
+
+def test_a_change_the_timer_no_longer_allows_is_refused_in_words(app, signed_in, user_id, entry_id):
+    """Paused on one device, "Pause" pressed on another that had not heard yet: the answer says
+    why, in the person's language, and shows the timer as it is."""
+    refused = post(signed_in, f"/focus/{entry_id}/timer/pause")
+    assert refused.status_code == 409
+    assert "The timer isn&#39;t running, so there is nothing to pause." in text(refused)
+    assert 'data-state="STOPPED"' in text(refused) and 'class="toast toast-error"' in text(refused)
+    assert post(signed_in, f"/focus/{entry_id}/timer/stop").status_code == 409
+    assert post(signed_in, f"/focus/{entry_id}/timer/explode").status_code in (404, 405)
+
     with as_user(app, user_id) as ana:
-        day = today_for(ana)
-    assert f'data-entry-id="{entry_id}" data-day="{day.isoformat()}"' in page
+        ana.language = "pt"
+        db.session.commit()
+    post(signed_in, f"/focus/{entry_id}/timer/start")
+    again = post(signed_in, f"/focus/{entry_id}/timer/start")
+    assert again.status_code == 409 and "O timer já está rodando." in text(again)
+
+
+def test_without_javascript_a_timer_change_comes_back_to_the_page(signed_in, entry_id):
+    answer = post(signed_in, f"/focus/{entry_id}/timer/start", htmx=False)
+    assert answer.status_code == 302 and answer.headers["Location"].endswith(f"/focus/{entry_id}")
+    refused = post(signed_in, f"/focus/{entry_id}/timer/start", htmx=False)
+    assert refused.status_code == 302
+    assert "The timer is already running." in text(signed_in.get(f"/focus/{entry_id}"))
 
 
 def test_each_step_action_answers_with_the_list_and_a_toast(app, signed_in, user_id, entry_id):
@@ -110,18 +151,12 @@ def test_without_javascript_each_action_comes_back_to_the_page(app, signed_in, u
     assert answer.status_code == 302 and answer.headers["Location"].endswith(f"/focus/{entry_id}")
 
 
-def test_the_timer_s_cycle_is_recorded_once_per_cycle_id(app, signed_in, user_id, entry_id):
-    cycle = {"cycle_id": str(uuid.uuid4()), "kind": "WORK", "minutes": "25"}
-
-    first = post(signed_in, f"/focus/{entry_id}/cycles", cycle, htmx=False)
-    retry = post(signed_in, f"/focus/{entry_id}/cycles", cycle, htmx=False)
-
-    assert first.json == {"recorded": True, "cycle_id": cycle["cycle_id"], "cycles": 1}
-    assert retry.json == {"recorded": False, "cycle_id": cycle["cycle_id"], "cycles": 1}
-    with as_user(app, user_id):
-        assert db.session.scalar(db.select(db.func.count()).select_from(TimerCycle)) == 1
-    day = text(signed_in.get("/focus", headers=HTMX))
-    assert "1 cycle completed" in day
+def test_a_finished_focus_is_counted_on_the_page_and_in_the_day_view(app, signed_in, user_id, entry_id):
+    with as_user(app, user_id) as ana:
+        focus.start_timer(ana, entry_id, now=focus.utcnow() - timedelta(minutes=26))
+    timer = text(signed_in.get(f"/focus/{entry_id}/timer"))
+    assert 'data-state="RUNNING" data-phase="BREAK"' in timer and "1 cycle completed today" in timer
+    assert "1 cycle completed" in text(signed_in.get("/focus", headers=HTMX))
 
 
 def test_no_cycle_yet_is_said_in_words_not_as_a_zero(app, signed_in, user_id, entry_id):
@@ -138,6 +173,15 @@ def test_no_cycle_yet_is_said_in_words_not_as_a_zero(app, signed_in, user_id, en
 def test_the_day_view_lists_today_s_entries(signed_in, entry_id):
     day = text(signed_in.get("/focus"))
     assert "Write" in day and "Tidy desk" in day and f"/focus/{entry_id}" in day
+    assert 'data-testid="entry-timer"' not in day
+
+
+def test_the_day_view_shows_a_timer_that_runs_or_waits_paused(signed_in, entry_id):
+    post(signed_in, f"/focus/{entry_id}/timer/start")
+    assert "Timer running" in text(signed_in.get("/focus", headers=HTMX))
+    post(signed_in, f"/focus/{entry_id}/timer/pause")
+    day = text(signed_in.get("/focus", headers=HTMX))
+    assert "Timer running" not in day and re.search(r'data-testid="entry-timer">.*Paused</span>', day)
 
 
 def test_an_entry_of_another_day_leads_to_today_s_view(app, signed_in, user_id):
@@ -167,4 +211,6 @@ def test_bruno_cannot_see_ana_s_focus(app, signed_in, other_signed_in, entry_id,
     outline = step_id(app, user_id, "Outline")
     assert other_signed_in.get(f"/focus/{entry_id}").status_code == 404
     assert post(other_signed_in, f"/focus/steps/{outline}/check").status_code == 404
+    assert other_signed_in.get(f"/focus/{entry_id}/timer").status_code == 404
+    assert post(other_signed_in, f"/focus/{entry_id}/timer/start").status_code == 404
     assert steps_of(app, user_id) == [("Outline", False)]

@@ -164,7 +164,8 @@ def test_an_entry_not_in_today_s_routine_is_refused(ana):
     for attempt in (
         lambda: focus.list_steps(ana, routine.entries[0].id),
         lambda: focus.add(ana, routine.entries[0].id, "Warm up"),
-        lambda: focus.record_cycle(ana, routine.entries[0].id, uuid.uuid4(), "WORK", 25),
+        lambda: focus.timer_state(ana, routine.entries[0].id),
+        lambda: focus.start_timer(ana, routine.entries[0].id),
     ):
         with pytest.raises(Invalid) as refused:
             attempt()

@@ -5,6 +5,7 @@ import inspect
 import json
 import re
 import uuid
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -99,27 +100,33 @@ def test_no_tool_schema_mentions_cycles_but_the_day_view_s_count():
     assert registry.REGISTRY["getDayView"].args_model.model_json_schema().get("properties", {}) == {}
 
 
-def test_only_the_timer_s_route_records_a_cycle():
-    """No tool module, and no service but Focus mode's own, names the recording function or
-    builds a cycle row: a tool's code path cannot reach them."""
+def test_only_the_timer_records_a_cycle():
+    """No tool module, and no module but Focus mode's services, names the recording function or
+    builds a cycle row, and no tool module names a change of the timer: a tool's code path
+    cannot reach them (the catalogue lists no timer tool)."""
     callers = {
         path.relative_to(APP).as_posix()
         for path in APP.rglob("*.py")
         if re.search(r"record_cycle\(|(?<!class )TimerCycle\(", path.read_text())
     }
-    assert callers == {"focus/services.py", "focus/routes.py"}
+    assert callers == {"focus/services.py"}
+    changes = ("start_timer", "pause_timer", "resume_timer", "stop_timer", "timer_state")
     for module in {inspect.getmodule(tool.handler) for tool in registry.REGISTRY.values()}:
         source = inspect.getsource(module)
         assert "record_cycle" not in source and "TimerCycle" not in source, module.__name__
+        assert not any(change in source for change in changes), module.__name__
 
 
-def test_running_every_focus_tool_never_writes_a_timer_cycle(app, ana, entry):
+def test_running_every_focus_tool_never_writes_a_timer_cycle(app, ana, entry, entries):
+    """Not even a focus that ran to its end with no page open: the tools read it as it stands,
+    and only the timer's own page records it."""
     focus.record_cycle(ana, entry.id, uuid.uuid4(), "WORK", 25)
+    focus.start_timer(ana, entries[1].id, now=focus.utcnow() - timedelta(minutes=27))
     written = []
 
     def watch(_connection, _cursor, statement, _parameters, _context, _many):
         words = statement.lstrip().upper()
-        if "TIMER_CYCLES" in words and words.startswith(("INSERT", "UPDATE", "DELETE")):
+        if ("TIMER_CYCLES" in words or "FOCUS_TIMERS" in words) and words.startswith(("INSERT", "UPDATE", "DELETE")):
             written.append(statement)
 
     engine = db.engine
@@ -141,5 +148,11 @@ def test_running_every_focus_tool_never_writes_a_timer_cycle(app, ana, entry):
     finally:
         event.remove(engine, "before_cursor_execute", watch)
     assert written == []
-    assert run(ana, "getDayView").result["completed_cycles"] == 1
+    day = run(ana, "getDayView").result
+    assert day["completed_cycles"] == 1
+    assert day["entries"][0]["timer"] == {"state": "STOPPED"}
+    timer = day["entries"][1]["timer"]
+    assert (timer["phase"], timer["state"], timer["planned_seconds"]) == ("BREAK", "RUNNING", 300)
+    assert 120 <= timer["elapsed_seconds"] <= 130
+    assert timer["elapsed_seconds"] + timer["remaining_seconds"] in (300, 301)
     assert db.session.scalar(db.select(db.func.count()).select_from(TimerCycle)) == 1
