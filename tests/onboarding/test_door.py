@@ -16,6 +16,7 @@ from app.onboarding.models import OnboardingRun
 from app.profile.models import User
 from app.routines.models.routines import Routine, ScheduleDay
 from app.tasks.models import Task
+from tests.assistant.conftest import chain_env
 from tests.onboarding.conftest import Reply, Wizard, a_wizard, says
 
 CATEGORIES = {"categories": [{"name": "Health", "icon": "heart"}, {"name": "Work", "icon": "briefcase"}]}
@@ -70,6 +71,15 @@ def test_no_model_answering_is_ai_unavailable_with_a_retry_and_the_manual_path(a
     assert "couldn&#39;t reach any AI model" in html and "Try again" in html
     assert 'href="/categories"' in html and 'href="/habits"' in html  # the ordinary pages, so no one is stuck
     assert "my body, my job" in html  # the words typed are kept
+
+
+def test_providers_nothing_listens_for_are_still_ai_unavailable(make_agent_app, fake):
+    nowhere = {"BEYOU_LLM_MISTRAL_BASE_URL": "http://127.0.0.1:9/v1", "BEYOU_LLM_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    wizard = a_wizard(make_agent_app(LLM_ENV={**chain_env(fake), **nowhere}))
+    page = wizard.suggest("categories", "my body, my job")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 503 and 'data-key="AI_UNAVAILABLE"' in html
+    assert "couldn&#39;t reach any AI model" in html and "my body, my job" in html
 
 
 def test_an_answer_that_cannot_be_used_says_so_not_that_no_model_was_reached(agent_app, fake):
