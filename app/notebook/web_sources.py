@@ -170,6 +170,8 @@ def grounded_candidates(response):
 def _page_address(uri):
     """The page a grounding link leads to (its redirect's `Location`, which `_candidate` refuses
     unless it is a web address); the link itself when it could not be followed."""
+    if not web_address(uri):
+        return uri
     try:
         answer = requests.get(uri, allow_redirects=False, stream=True, timeout=REDIRECT_TIMEOUT)
         answer.close()
