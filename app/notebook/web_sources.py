@@ -185,7 +185,7 @@ def _refused(status, said):
     """The search service's refusal, as what the student can do about it."""
     if status in QUOTA_STATUSES:
         key = "NOTEBOOK_WEB_SEARCH_QUOTA"
-    elif status in KEY_STATUSES or (status == 400 and "API_KEY_INVALID" in said):
+    elif status in KEY_STATUSES or (status == 400 and "api_key_invalid" in said.lower()):
         key = "NOTEBOOK_WEB_SEARCH_KEY"
     else:
         key = "NOTEBOOK_WEB_SEARCH_FAILED"
