@@ -121,6 +121,13 @@ def _read_database_url(value):
     return str(value).strip()
 
 
+def _one_of(value, *words):
+    word = str(value).strip().lower()
+    if word not in words:
+        raise ValueError(value)
+    return word
+
+
 def _read_address(value):
     if "@" not in email.utils.parseaddr(str(value))[1]:
         raise ValueError(value)
@@ -139,6 +146,7 @@ REDIS_URL = _url("redis", "rediss", "unix", quoted=False)
 DATABASE_URL = Kind(
     "an SQLAlchemy URL such as postgresql+psycopg://user:pass@host/beyou", _read_database_url, quoted=False
 )
+SEARCH_SERVICE = Kind("tavily or gemini", lambda value: _one_of(value, "tavily", "gemini"))
 ADDRESS = Kind("a mail address such as 'Beyou <no-reply@example.com>'", _read_address)
 
 
@@ -226,10 +234,17 @@ class Config:
     EMBEDDINGS_API_KEY = _env("BEYOU_EMBEDDINGS_API_KEY")
     EMBEDDINGS_MODEL = _env("BEYOU_EMBEDDINGS_MODEL", "mistral-embed")
     EMBEDDINGS_TIMEOUT = _env("BEYOU_EMBEDDINGS_TIMEOUT", "30", SECONDS)
-    # The notebook's source search on the web (Tavily's search API), also outside the chain and
-    # off without a key.
+    # The notebook's source search on the web, also outside the chain and off without its
+    # service's key: Tavily's search API, or Gemini with Google Search (its own key and address,
+    # not the chain's Gemini link).
+    SOURCE_SEARCH = _env("BEYOU_SOURCE_SEARCH", "tavily", SEARCH_SERVICE)
     SOURCE_SEARCH_BASE_URL = _env("BEYOU_SOURCE_SEARCH_BASE_URL", "https://api.tavily.com", WEB_URL)
     SOURCE_SEARCH_API_KEY = _env("BEYOU_SOURCE_SEARCH_API_KEY")
+    SOURCE_SEARCH_GEMINI_BASE_URL = _env(
+        "BEYOU_SOURCE_SEARCH_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com", WEB_URL
+    )
+    SOURCE_SEARCH_GEMINI_API_KEY = _env("BEYOU_SOURCE_SEARCH_GEMINI_API_KEY")
+    SOURCE_SEARCH_GEMINI_MODEL = _env("BEYOU_SOURCE_SEARCH_GEMINI_MODEL", "gemini-2.5-flash")
     SOURCE_SEARCH_TIMEOUT = _env("BEYOU_SOURCE_SEARCH_TIMEOUT", "20", SECONDS)
     # The other doors to the chain, each with its own per-user bucket (app/llm/door.py).
     ONBOARDING_RATE_LIMIT = _env("BEYOU_ONBOARDING_RATE_LIMIT", "30 per hour", RATE_LIMIT)
@@ -266,6 +281,7 @@ class TestConfig(Config):
     # No call leaves a test: a test that wants them points these at the wire fake.
     EMBEDDINGS_API_KEY = None
     SOURCE_SEARCH_API_KEY = None
+    SOURCE_SEARCH_GEMINI_API_KEY = None
 
 
 class ProductionConfig(Config):

@@ -30,7 +30,7 @@ from app.dashboard.models import BriefingStatus, DailyBriefing
 from app.extensions import db
 from app.goals.models import Goal, GoalStatus
 from app.habits.models import Habit
-from app.llm import BudgetSpent, ChatRequest, LLMError, Message, Model, RateBucket, model
+from app.llm import AnswerUnreadable, BudgetSpent, ChatRequest, LLMError, Message, Model, RateBucket, model
 from app.mood import services as mood
 from app.profile.models import User
 from app.routines import streaks, today
@@ -303,7 +303,7 @@ class Briefing:
 
     @property
     def settled(self):
-        return self.status in (BriefingStatus.READY, BriefingStatus.FAILED)
+        return self.status in (BriefingStatus.READY, BriefingStatus.FAILED, BriefingStatus.UNUSABLE)
 
 
 def _view(row):
@@ -370,20 +370,24 @@ def narrative(user, briefing_id):
 
 
 def generate(briefing_id):
-    """Ask the model once for the claimed row and store what it said, or FAILED (no retry).
-    Runs on its own thread, inside the app's context (`daemons.in_background`)."""
+    """Ask the model once for the claimed row and store what it said; else FAILED, or UNUSABLE
+    when a model answered with nothing readable (so the dialog does not blame the network). No
+    retry. Runs on its own thread, inside the app's context (`daemons.in_background`)."""
     row = db.session.get(DailyBriefing, briefing_id)
     user = db.session.get(User, row.user_id)
-    picks = None
+    picks, failed = None, BriefingStatus.FAILED
     try:
         answer = briefing_model().structured(request_for(user, row.facts), BriefingAnswer, user=user)
         picks = clean_picks(answer, row.facts)
+    except AnswerUnreadable as unusable:
+        log.warning("daily briefing %s has no text: %s", briefing_id, unusable)
+        failed = BriefingStatus.UNUSABLE
     except (LLMError, BudgetSpent) as failure:
         log.warning("daily briefing %s has no text: %s", briefing_id, failure)
     except Exception:  # a background thread has no caller to tell: the row says FAILED instead
         log.exception("daily briefing %s failed", briefing_id)
         db.session.rollback()
     row.picks = picks or None
-    row.status = BriefingStatus.READY if picks else BriefingStatus.FAILED
+    row.status = BriefingStatus.READY if picks else failed
     db.session.commit()
     db.session.remove()

@@ -21,6 +21,7 @@ class BriefingStatus(enum.StrEnum):
     GENERATING = "GENERATING"  # one request holds the claim and is asking the model
     READY = "READY"  # the picks are stored
     FAILED = "FAILED"  # the chain gave nothing: the facts stand alone (no retry)
+    UNUSABLE = "UNUSABLE"  # a model answered, but nothing of it could be read: the facts stand alone
 
 
 class DailyBriefing(Owned, db.Model):

@@ -49,6 +49,7 @@ from app.llm.messages import (
     read_content,
 )
 from app.llm.settings import ChainSettings, LinkSettings, Timeouts
+from app.llm.structured import AnswerUnreadable
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -94,6 +95,7 @@ def _serving() -> bool:
 
 
 __all__ = [
+    "AnswerUnreadable",
     "AssistantReply",
     "BudgetSpent",
     "Chain",

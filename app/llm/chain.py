@@ -97,6 +97,7 @@ class LinkState:
     last_error: LastError | None = None
     recent_latency_ms: float | None = None
     recent_first_token_ms: float | None = None
+    unusable_answers: int = 0  # since this process started: answers that could not be read as asked
 
 
 class _LinkRecord:
@@ -106,6 +107,7 @@ class _LinkRecord:
         self.last_error: LastError | None = None
         self.latencies: deque[float] = deque(maxlen=20)
         self.first_tokens: deque[float] = deque(maxlen=20)
+        self.unusable_answers = 0
 
 
 class Chain:
@@ -164,24 +166,35 @@ class Chain:
         """One non-streamed answer read as `schema` (app/llm/structured.py: fences, prose around
         the one object, extra fields and numbers sent as strings are read; nothing is guessed).
 
-        An unreadable answer is asked for again once (when `retry`), with a JSON-only warning
-        appended to the system prompt, or, for an answer cut off inside its JSON, a request for a
-        shorter one; a second one raises `AnswerUnreadable` (`AI_UNAVAILABLE`). Each link's total
-        budget, and `deadline` (as in `stream`), bound every attempt.
+        An unreadable answer is asked for again once (when `retry`), walking the chain from its
+        first link again, with a JSON-only warning appended to the system prompt, or, for an answer
+        cut off inside its JSON, a request for a shorter one. A second unreadable answer, or a
+        repair no link answers, raises `AnswerUnreadable` (`AI_ANSWER_UNUSABLE`): a model did
+        answer, so the caller must not say that none could be reached (`AI_UNAVAILABLE`, when no
+        link answered at all). Each link's total budget, and `deadline` (as in `stream`), bound
+        every attempt.
         """
         self._require_configured()
-        asked, failure = request, None
+        asked, failures = request, []
         for attempt in range(2 if retry else 1):
-            text, link = self._walk_json(asked, schema, deadline)
+            try:
+                text, link = self._walk_json(asked, schema, deadline)
+            except DeadlineReached:
+                raise
+            except ChainExhausted as exhausted:
+                if not failures:
+                    raise
+                raise structured.AnswerUnreadable([*failures, *exhausted.failures]) from exhausted
             try:
                 return structured.read(text, schema)
             except structured.Unreadable as unreadable:
                 failure = LLMError(FailureKind.MALFORMED, link, 200, f"unreadable as {schema.__name__}: {unreadable}")
-                self._note_error(link, failure)
+                failures.append(failure)
+                self._note_unusable(link, failure)
                 log.warning("LLM link %s gave an unreadable answer (attempt %d): %s", link, attempt + 1, unreadable)
                 warning = JSON_CUT_WARNING if unreadable.cut else JSON_RETRY_WARNING
                 asked = replace(request, system=join_system(request.system, warning))
-        raise structured.AnswerUnreadable([failure] if failure else [])
+        raise structured.AnswerUnreadable(failures)
 
     def link_states(self) -> list[LinkState]:
         adapters = {a.name: a for a in self.adapters}
@@ -200,13 +213,14 @@ class Chain:
                 latency = _median_ms(record.latencies)
                 first_token = _median_ms(record.first_tokens)
                 last_error = record.last_error
+                unusable = record.unusable_answers
             until = None
             status, detail = "ready", "ready"
             if cooldown := cooling.get(name):
                 until = datetime.fromtimestamp(cooldown.until, UTC)
                 status, detail = "cooling", f"cooling until {until:%Y-%m-%d %H:%M:%S} UTC ({cooldown.reason})"
             states.append(
-                LinkState(name, adapters[name].model, status, detail, until, last_error, latency, first_token)
+                LinkState(name, adapters[name].model, status, detail, until, last_error, latency, first_token, unusable)
             )
         return states
 
@@ -437,6 +451,14 @@ class Chain:
                 datetime.fromtimestamp(self._clock(), UTC),
                 failure.detail,
             )
+
+    def _note_unusable(self, link: str, failure: LLMError) -> None:
+        """A link answered with nothing readable as asked: its last error, and one more in its
+        count of unusable answers (the admin page, and `beyou_llm_unusable_answers_total`)."""
+        self._note_error(link, failure)
+        metrics.UNUSABLE.labels(link).inc()
+        with self._lock:
+            self._records[link].unusable_answers += 1
 
     def _note_first_token(self, link: str, seconds: float) -> None:
         with self._lock:

@@ -8,7 +8,9 @@ its own per-user rate bucket: a structured call spends one from it before any mo
 gets it back when it ends with no link answering (every link failed before an answer, the caller's
 deadline passed first, or no link is configured): a provider's outage is not billed to the user.
 A call that ends with answers that could not be read (`AnswerUnreadable`, after its one repair)
-keeps its unit: models were asked and answered. The agent's door has none here — its budget is
+keeps its unit: models were asked and answered. The two endings are told apart everywhere: the
+error's key (`AI_UNAVAILABLE` against `AI_ANSWER_UNUSABLE`), so each door says what happened, and
+the outcome it is counted under (`ai_unavailable`, `ai_answer_unusable`). The agent's door has none here — its budget is
 per turn, spent when a turn is claimed (app/assistant/turn_budget.py), not per model round.
 """
 

@@ -28,4 +28,6 @@ CALL_TIME = Histogram(
     ["link"],
     buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120),
 )
+# A link answered, but with nothing the schema asked for could be read from (a structured call).
+UNUSABLE = Counter("beyou_llm_unusable_answers", "Answers a link gave that could not be read as asked", ["link"])
 TOKENS = Counter("beyou_llm_tokens", "Tokens reported by the provider", ["link", "direction"])

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from app.llm.errors import ChainExhausted
+from app.llm.errors import ChainExhausted, LLMError
 
 Schema = TypeVar("Schema", bound=BaseModel)
 
@@ -37,7 +37,15 @@ class Unreadable(ValueError):
 
 class AnswerUnreadable(ChainExhausted):
     """Models answered, but not with an object the schema accepts, even after the one repair. Not
-    an outage: the door keeps the unit its bucket spent (app/llm/door.py)."""
+    an outage, so not "no model could be reached": its own key, which each door turns into its own
+    "the answer could not be used, try again", and the door keeps the unit its bucket spent
+    (app/llm/door.py)."""
+
+    key = "AI_ANSWER_UNUSABLE"
+
+    def __init__(self, failures: list[LLMError]):
+        super().__init__(failures)
+        self.args = (f"no answer could be used: {'; '.join(str(f) for f in self.failures)}",)
 
 
 def read(text: object, schema: type[Schema]) -> Schema:

@@ -104,6 +104,16 @@ DOMAIN = Domain(
         "NOTEBOOK_WEB_SEARCH_FAILED": _l(
             "The web search didn't answer. Try again in a moment, or paste a source yourself."
         ),
+        "NOTEBOOK_WEB_SEARCH_QUOTA": _l(
+            "The web search has used up its searches for now. Try again later, or paste a source yourself."
+        ),
+        "NOTEBOOK_WEB_SEARCH_KEY": _l(
+            "The web search refused this server's key, so it can't search now. Paste a source yourself, and "
+            "let the site's administrator know."
+        ),
+        "NOTEBOOK_WEB_SEARCH_TIMEOUT": _l(
+            "The web search took too long to answer. Try again in a moment, or paste a source yourself."
+        ),
         "NOTEBOOK_WEB_SOURCE_ADDRESS": _l("This result has no web address to keep with it. Choose another one."),
     },
     catalogue=("Study notebook",),

@@ -1,19 +1,32 @@
-"""Finding sources on the web for a study page: Tavily's search API proposes candidates (title,
-address, a snippet and the page's text), and the student accepts the ones worth studying into
-the page, as a pasted source with that title and the site it came from (sources.paste,
-the same service as the sources panel's paste form).
+"""Finding sources on the web for a study page: a search service proposes candidates (title,
+address, a snippet and the text the source would hold), and the student accepts the ones worth
+studying into the page, as a pasted source with that title and the site it came from
+(sources.paste, the same service as the sources panel's paste form).
 
-Off unless SOURCE_SEARCH_API_KEY is set; the sources panel then says so. The call goes to
-SOURCE_SEARCH_BASE_URL, outside the chat chain and its blocklist, and the privacy page says
-where. Only the words the student typed are sent, never anything of their notes or sources.
+Two services, chosen by SOURCE_SEARCH, the design's two options:
+- `tavily`: Tavily's search API, which answers each page's own text;
+- `gemini`: Gemini with its Google Search tool. Its answer is a short description of each page it
+  found, grounded in it: the pages are the grounding metadata's chunks (`web.uri`, `web.title`),
+  and what is said of each is the text of the supports that cite it. A chunk's address is Google's
+  redirect to the page, which lasts a few weeks, so the page's own address is read from it (its
+  `Location`, never its body) before it is proposed.
+
+Off unless the chosen service's key is set; the sources panel then says so. The call goes to the
+service's own address, outside the chat chain and its blocklist, and the privacy page names it.
+Only the words the student typed are sent, never anything of their notes or sources. A service
+that fails says how (its quota, this server's key, its time), and the typed words stay.
 """
 
 import logging
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+import httpx2
 import requests
 from flask import current_app
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
 
 from app.notebook import services as notebook
 from app.notebook import sources
@@ -26,6 +39,20 @@ QUERY_MAX_CHARS = 200
 RESULTS = 5
 SNIPPET_MAX_CHARS = 400
 URL_MAX_CHARS = 2000
+REDIRECT_TIMEOUT = 5.0  # seconds to read where one of Gemini's grounding links leads
+GEMINI_API_VERSION = "v1beta"
+GEMINI_INSTRUCTION = (
+    "You find good sources on the web for a student. Search the web for the topic the student "
+    f"names, choose up to {RESULTS} pages worth studying from (reference works, university and "
+    "textbook pages, reputable explainers), and describe each page in two or three plain sentences: "
+    "what it covers and for whom. Describe only pages you found; write in the language of the "
+    "student's words."
+)
+# What each service's refusals mean: its quota (Tavily: 429 rate, 432 plan, 433 pay-as-you-go
+# limits; Gemini: 429 RESOURCE_EXHAUSTED), or this server's key (a Gemini key that is not valid is
+# a 400 with the reason API_KEY_INVALID).
+QUOTA_STATUSES = {429, 432, 433}
+KEY_STATUSES = {401, 403}
 
 
 class SearchUnavailable(DomainError):
@@ -41,8 +68,14 @@ class Candidate(NamedTuple):
     text: str  # what the source would hold: the page's text, else the snippet
 
 
+def service():
+    """The configured search service: "tavily" or "gemini"."""
+    return current_app.config["SOURCE_SEARCH"]
+
+
 def configured():
-    return bool(current_app.config["SOURCE_SEARCH_API_KEY"])
+    key = "SOURCE_SEARCH_GEMINI_API_KEY" if service() == "gemini" else "SOURCE_SEARCH_API_KEY"
+    return bool(current_app.config[key])
 
 
 def find(user, page_id, query):
@@ -55,7 +88,11 @@ def find(user, page_id, query):
         refuse_if({"q": "NOTEBOOK_WEB_QUERY_REQUIRED"})
     if len(words) > QUERY_MAX_CHARS:
         refuse_if({"q": "NOTEBOOK_SEARCH_TOO_LONG"})
-    config = current_app.config
+    search = _gemini if service() == "gemini" else _tavily
+    return search(words, current_app.config)
+
+
+def _tavily(words, config):
     try:
         answer = requests.post(
             config["SOURCE_SEARCH_BASE_URL"].rstrip("/") + "/search",
@@ -63,12 +100,101 @@ def find(user, page_id, query):
             headers={"Authorization": f"Bearer {config['SOURCE_SEARCH_API_KEY']}"},
             timeout=config["SOURCE_SEARCH_TIMEOUT"],
         )
-        answer.raise_for_status()
+    except requests.Timeout as error:
+        raise _failed("NOTEBOOK_WEB_SEARCH_TIMEOUT", error) from error
+    except requests.RequestException as error:
+        raise _failed("NOTEBOOK_WEB_SEARCH_FAILED", error) from error
+    if not answer.ok:
+        raise _refused(answer.status_code, answer.text)
+    try:
         results = answer.json()["results"]
         return [candidate for result in results if (candidate := _candidate(result))]
-    except (requests.RequestException, ValueError, KeyError, TypeError) as error:
-        log.warning("the web source search failed: %s", error)
-        raise SearchUnavailable("NOTEBOOK_WEB_SEARCH_FAILED") from error
+    except (ValueError, KeyError, TypeError) as error:
+        raise _failed("NOTEBOOK_WEB_SEARCH_FAILED", error) from error
+
+
+def _gemini(words, config):
+    client = genai.Client(
+        api_key=config["SOURCE_SEARCH_GEMINI_API_KEY"],
+        http_options=types.HttpOptions(
+            base_url=config["SOURCE_SEARCH_GEMINI_BASE_URL"],
+            api_version=GEMINI_API_VERSION,
+            timeout=int(config["SOURCE_SEARCH_TIMEOUT"] * 1000),
+        ),
+    )
+    try:
+        response = client.models.generate_content(
+            model=config["SOURCE_SEARCH_GEMINI_MODEL"],
+            contents=words,
+            config=types.GenerateContentConfig(
+                system_instruction=GEMINI_INSTRUCTION, tools=[types.Tool(google_search=types.GoogleSearch())]
+            ),
+        )
+    except genai_errors.APIError as error:
+        raise _refused(error.code, f"{error.status} {error.message} {error.details}") from error
+    except httpx2.TimeoutException as error:
+        raise _failed("NOTEBOOK_WEB_SEARCH_TIMEOUT", error) from error
+    except (httpx2.TransportError, ValueError) as error:
+        raise _failed("NOTEBOOK_WEB_SEARCH_FAILED", error) from error
+    finally:
+        client.close()
+    return grounded_candidates(response)
+
+
+def grounded_candidates(response):
+    """The pages Gemini's answer is grounded in, each with what the answer says of it: the
+    segments of the supports that cite it, in the answer's order."""
+    candidate = (response.candidates or [None])[0]
+    metadata = candidate.grounding_metadata if candidate is not None else None
+    if metadata is None:
+        return []  # the model answered without searching: nothing was found to propose
+    said = {index: [] for index in range(len(metadata.grounding_chunks or []))}
+    for support in metadata.grounding_supports or []:
+        text = " ".join(str((support.segment and support.segment.text) or "").split())
+        for index in support.grounding_chunk_indices or []:
+            if text and index in said and text not in said[index]:
+                said[index].append(text)
+    found = []
+    for index, chunk in enumerate(metadata.grounding_chunks or []):
+        if chunk.web is None or not chunk.web.uri or not said[index]:
+            continue
+        text = " ".join(said[index])
+        page = {"url": _page_address(chunk.web.uri), "title": chunk.web.title, "content": text, "raw_content": text}
+        if proposed := _candidate(page):
+            found.append(proposed)
+        if len(found) == RESULTS:
+            break
+    return found
+
+
+def _page_address(uri):
+    """The page a grounding link leads to (its redirect's `Location`, which `_candidate` refuses
+    unless it is a web address); the link itself when it could not be followed."""
+    if not web_address(uri):
+        return uri
+    try:
+        answer = requests.get(uri, allow_redirects=False, stream=True, timeout=REDIRECT_TIMEOUT)
+        answer.close()
+    except requests.RequestException as error:
+        log.warning("could not read where a grounding link leads: %s", error)
+        return uri
+    return answer.headers.get("Location", "") if answer.is_redirect else uri
+
+
+def _refused(status, said):
+    """The search service's refusal, as what the student can do about it."""
+    if status in QUOTA_STATUSES:
+        key = "NOTEBOOK_WEB_SEARCH_QUOTA"
+    elif status in KEY_STATUSES or (status == 400 and "api_key_invalid" in said.lower()):
+        key = "NOTEBOOK_WEB_SEARCH_KEY"
+    else:
+        key = "NOTEBOOK_WEB_SEARCH_FAILED"
+    return _failed(key, f"{status}: {said[:300]}")
+
+
+def _failed(key, error):
+    log.warning("the web source search (%s) failed: %s", service(), error)
+    return SearchUnavailable(key)
 
 
 def _candidate(result):

@@ -19,6 +19,9 @@ DOMAIN = Domain(
             "The setup assistant has made many suggestions this hour. Try again at %(time)s, or add things "
             "yourself on their pages."
         ),
+        "ONBOARDING_ANSWER_UNUSABLE": _l(
+            "The setup assistant's answer could not be used. Try again, or add things yourself."
+        ),
         "ONBOARDING_WRITE_REFUSED": _l("“%(name)s” could not be saved: %(reason)s"),
     },
 )

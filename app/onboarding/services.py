@@ -5,7 +5,8 @@ call to the chain whose answer is shown as suggestions to edit, drop or accept.
 The answer is hostile until proven useful: every list is capped, the category names the person
 typed are kept as typed, importance and difficulty are clamped, weekdays normalised, item times
 pulled inside their section's window and icons taken only from the catalogue. A malformed
-answer is asked for once more (the chain's JSON-only retry), then `AI_UNAVAILABLE`.
+answer is asked for once more (the chain's JSON-only retry), then `ONBOARDING_ANSWER_UNUSABLE`;
+`AI_UNAVAILABLE` is only for a call no model answered.
 
 Accepted suggestions become rows through the ordinary services. Before each write the step reads
 what the account already has and skips a name that exists, and each saved item is recorded on
@@ -31,7 +32,7 @@ from app.goals import services as goals
 from app.goals.models import Goal
 from app.habits import services as habits
 from app.habits.models import Habit
-from app.llm import BudgetSpent, ChatRequest, LLMError, Message, Model, RateBucket, model
+from app.llm import AnswerUnreadable, BudgetSpent, ChatRequest, LLMError, Message, Model, RateBucket, model
 from app.onboarding.models import OnboardingRun, OnboardingStatus, OnboardingStep
 from app.profile import configuration
 from app.routines import schedules
@@ -86,6 +87,16 @@ class AssistantUnavailable(DomainError):
 
     def __init__(self):
         super().__init__("AI_UNAVAILABLE")
+
+
+class AnswerUnusable(DomainError):
+    """A model answered, but nothing of it could be read as the step's suggestions: the step stays
+    as it was, with the same retry and manual path; the network is not to blame."""
+
+    status = 502
+
+    def __init__(self):
+        super().__init__("ONBOARDING_ANSWER_UNUSABLE")
 
 
 # The answers the model is asked for (typed loosely: the cleaning below decides what is kept) ------
@@ -198,6 +209,8 @@ def suggest(user, step, said):
         answer = onboarding_model().structured(_request(user, run, said), SCHEMAS[step], user=user)
     except BudgetSpent as spent:
         raise Throttled("ONBOARDING_RATE_LIMITED", time=spent.reset_at.strftime("%H:%M UTC")) from None
+    except AnswerUnreadable:
+        raise AnswerUnusable() from None
     except LLMError:
         raise AssistantUnavailable() from None
     run.said = said

@@ -63,6 +63,7 @@ class OutsideTheChain:
     setting: str  # the app.config key naming where it goes
     key_setting: str  # the app.config key whose value turns it on
     default_host: object  # what the privacy policy names for it
+    service: str | None = None  # the SOURCE_SEARCH it is, when it is one of the source searches
 
 
 OUTSIDE_THE_CHAIN = (
@@ -77,6 +78,17 @@ OUTSIDE_THE_CHAIN = (
         "SOURCE_SEARCH_BASE_URL",
         "SOURCE_SEARCH_API_KEY",
         "Tavily",
+        service="tavily",
+    ),
+    OutsideTheChain(
+        _l(
+            "The study notebook's source search on the web, by Google Gemini with Google Search (only the "
+            "words you type in it)"
+        ),
+        "SOURCE_SEARCH_GEMINI_BASE_URL",
+        "SOURCE_SEARCH_GEMINI_API_KEY",
+        "Google Gemini",
+        service="gemini",
     ),
 )
 
@@ -115,9 +127,11 @@ def providers(chain):
 
 def outbound_elsewhere(config):
     """The calls outside the chain, each with the host it reaches here (None: not configured,
-    which is when it has no key, whatever its address says)."""
+    which is when it has no key, whatever its address says); of the source searches, the one
+    SOURCE_SEARCH chooses."""
     return [(call, urlsplit(config[call.setting]).hostname if config.get(call.key_setting) else None)
-            for call in OUTSIDE_THE_CHAIN]  # fmt: skip
+            for call in OUTSIDE_THE_CHAIN
+            if call.service in (None, config.get("SOURCE_SEARCH"))]  # fmt: skip
 
 
 def export_sections():

@@ -77,21 +77,31 @@ def test_a_malformed_answer_is_asked_for_once_more_with_a_json_only_warning(brie
 
 
 @pytest.mark.parametrize(
-    ("mistral", "gemini"),
+    ("mistral", "gemini", "status", "line"),
     [
-        pytest.param([Reply.says("not json"), Reply.says("still not json")], [], id="malformed-twice"),
-        pytest.param([Reply.fails(500)], [Reply.fails(503)], id="chain-down"),
+        pytest.param(
+            [Reply.says("not json"), Reply.says("still not json")],
+            [],
+            "UNUSABLE",
+            "The AI answered, but its words for today's briefing could not be used",
+            id="malformed-twice",
+        ),
+        pytest.param(
+            [Reply.fails(500)], [Reply.fails(503)], "FAILED", "No words for today's briefing", id="chain-down"
+        ),
     ],
 )
-def test_without_text_the_briefing_is_still_the_facts_and_a_fallback_line(briefing_app, fake, mistral, gemini):
+def test_without_text_the_briefing_is_still_the_facts_and_a_line_that_says_why(
+    briefing_app, fake, mistral, gemini, status, line
+):
     client = a_fortnight(briefing_app())
     fake.script("mistral", *mistral)
     if gemini:
         fake.script("gemini", *gemini)
     page = client.http.get("/daily-briefing")
     html = page.get_data(as_text=True)
-    assert page.status_code == 200 and status_of(html) == "FAILED"
-    assert "67% done" in html and 'data-testid="briefing-fallback"' in html
+    assert page.status_code == 200 and status_of(html) == status
+    assert "67% done" in html and 'data-testid="briefing-fallback"' in html and line in html
 
 
 def test_a_failed_briefing_is_not_retried_on_the_next_opening(briefing_app, fake):

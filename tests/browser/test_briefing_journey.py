@@ -1,6 +1,6 @@
 """The daily briefing in a real browser: the dialog opens with the facts, says the text is
-coming while a slow model writes, then shows it, without reloading the dashboard; and it fits a
-phone in Portuguese."""
+coming while a slow model writes, then shows it, without reloading the dashboard; it says when the
+model's answer could not be used; and it fits a phone in Portuguese."""
 
 import json
 from datetime import timedelta
@@ -48,7 +48,7 @@ def briefing_server(tmp_path_factory, fake):
                      BRIEFING_WAIT_SECONDS=1, BRIEFING_POLL_SECONDS=1)  # fmt: skip
     with app.app_context():
         db.create_all()
-        for email, language in (("bea@example.com", "en"), ("bia@example.com", "pt")):
+        for email, language in (("bea@example.com", "en"), ("bia@example.com", "pt"), ("ben@example.com", "en")):
             user = accounts.register(name="Bea", email=email, password=PASSWORD, language=language,
                                      timezone_name="Europe/Lisbon")  # fmt: skip
             configuration.update(user, tutorial_done=True)
@@ -98,3 +98,19 @@ def test_the_briefing_fits_a_phone_in_portuguese_and_opens_from_the_keyboard(bro
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert errors == []
     context.close()
+
+
+def test_an_answer_that_cannot_be_used_is_said_as_such_beside_the_facts(page, briefing_server, fake):
+    """The model answered, twice, with nothing readable: the facts stand, and the line says the
+    answer could not be used (not that no model could be reached)."""
+    signed_in_as(page, briefing_server, "ben@example.com", PASSWORD)
+    fake.script("mistral", Reply.says("Great fortnight!"), Reply.says('{"picks": "left_open"}'))
+    page.get_by_test_id("open-briefing").click()
+    dialog = page.locator("#dialog")
+    expect(dialog.get_by_test_id("briefing-facts")).to_contain_text("67% done")
+    text = dialog.get_by_test_id("briefing-text")
+    expect(text).to_have_attribute("data-briefing-status", "UNUSABLE", timeout=15_000)
+    expect(text).to_have_text(
+        "The AI answered, but its words for today's briefing could not be used: the numbers above are the whole story."
+    )
+    assert page.console_errors == []

@@ -147,3 +147,36 @@ def test_the_wizard_fits_a_phone_in_portuguese_and_works_with_the_keyboard(brows
     expect(page).to_have_url(re.compile(r"/dashboard$"))
     assert errors == []
     context.close()
+
+
+def test_an_answer_that_cannot_be_used_is_said_as_such_on_a_phone_in_portuguese(browser, wizard_server, fake):
+    """A model answered twice with nothing readable: the step says so (not that no model could be
+    reached), keeps the words and its ways forward, and "Try again" works."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="pt-BR")
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(f"{wizard_server}/register")
+    page.fill("#name", "Bia")
+    page.fill("#email", f"bia-{uuid.uuid4().hex[:8]}@example.com")
+    page.fill("#password", "um bom começo de dia")
+    page.select_option("select[name=language]", "pt")
+    page.click("button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/onboarding$"))
+
+    fake.script("mistral", Reply.says("Claro! Saúde e trabalho."), Reply.says('{"categories": "Saúde"}'))
+    said = page.get_by_label("Com suas palavras")
+    said.fill("saúde e trabalho")
+    page.get_by_test_id("onboarding-suggest").click()
+    error = page.get_by_test_id("onboarding-error")
+    expect(error).to_have_attribute("data-key", "ONBOARDING_ANSWER_UNUSABLE")
+    expect(error).to_contain_text("Não foi possível usar a resposta do assistente de configuração.")
+    expect(error).not_to_contain_text("modelo de IA")
+    expect(said).to_have_value("saúde e trabalho")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+    fake.script("mistral", says({"categories": [{"name": "Saúde", "icon": "heart"}]}))
+    page.get_by_test_id("onboarding-suggest").click()  # "Tentar de novo"
+    expect(page.get_by_test_id("suggestion-name")).to_have_value("saúde")  # the words typed, as typed
+    assert errors == ["Failed to load resource: the server responded with a status of 502 (BAD GATEWAY)"]
+    context.close()

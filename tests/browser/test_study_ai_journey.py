@@ -136,6 +136,21 @@ def test_a_refusal_keeps_the_question_typed(page, demo_server, fake):
     assert [error for error in page.console_errors if "503" not in error] == []
 
 
+def test_an_answer_that_cannot_be_used_is_said_as_such_and_keeps_the_question(page, demo_server, fake):
+    app, base_url = demo_server
+    signed_in_as(page, base_url, app.config["DEMO_EMAIL"], app.config["DEMO_PASSWORD"])
+    page.goto(f"{base_url}/notebook")
+    page.get_by_role("link", name="Cells", exact=True).first.click()
+    tutor = page.get_by_test_id("tutor")
+    fake.script("mistral", Reply.says("A bilayer, because lipids."), Reply.says('{"answer": 2}'))
+    tutor.get_by_test_id("tutor-question").fill("Why two layers?")
+    tutor.get_by_role("button", name="Ask").click()
+    refusal = tutor.get_by_test_id("tutor-refusal")
+    expect(refusal).to_have_text("The notebook's AI answered, but its answer could not be used. Try again.")
+    expect(tutor.get_by_test_id("tutor-question")).to_have_value("Why two layers?")
+    assert page.console_errors == ["Failed to load resource: the server responded with a status of 502 (BAD GATEWAY)"]
+
+
 def test_on_a_phone_in_portuguese(browser, demo_server, fake):
     app, base_url = demo_server
     with app.app_context():

@@ -57,6 +57,17 @@ def retrieval_server(tmp_path_factory, fake):
 
 
 @pytest.fixture(scope="module")
+def gemini_search_server(tmp_path_factory, fake):
+    app, pages = a_server(
+        tmp_path_factory, "gemini-search-e2e",
+        SOURCE_SEARCH="gemini", SOURCE_SEARCH_GEMINI_API_KEY="gemini-key",
+        SOURCE_SEARCH_GEMINI_BASE_URL=fake.base_url("gemini-search", "gemini"),
+    )  # fmt: skip
+    with serve(app) as base_url:
+        yield base_url, pages
+
+
+@pytest.fixture(scope="module")
 def keyless_server(tmp_path_factory):
     app, pages = a_server(tmp_path_factory, "keyless-e2e")
     with serve(app) as base_url:
@@ -144,6 +155,32 @@ def test_the_web_search_is_reached_by_keyboard_and_speaks_portuguese(page, retri
     expect(page.get_by_test_id("source").filter(has_text="Ciclo Da Água")).to_contain_text("por palavras e por sentido",
                                                                                            timeout=15_000)  # fmt: skip
     assert page.console_errors == []
+
+
+def test_gemini_with_google_search_proposes_the_pages_it_found_in_the_same_panel(page, gemini_search_server, fake):
+    page.set_viewport_size(PHONE)
+    open_page(page, gemini_search_server, "lia@example.com")
+    page.get_by_text("Find sources on the web").click()
+    search = page.get_by_label("What should the sources be about?")
+    search.fill("photosynthesis")
+    search.press("Enter")
+    candidates = page.get_by_test_id("web-candidate")
+    expect(candidates).to_have_count(2)
+    expect(candidates.first).to_contain_text("The encyclopedia article on photosynthesis covers its history")
+    candidates.first.get_by_role("button", name="Add “wikipedia.org” to this page").click()
+    expect(page.locator("#toasts")).to_contain_text("“wikipedia.org” added to this page's sources.")
+    expect(page.get_by_test_id("source").filter(has_text="wikipedia.org")).to_contain_text("en.wikipedia.org")
+    fake.script("gemini-search", Reply.fails(429))
+    search.fill("water cycle")
+    search.press("Enter")
+    expect(page.get_by_test_id("web-refusal")).to_have_text(
+        "The web search has used up its searches for now. Try again later, or paste a source yourself."
+    )
+    expect(search).to_have_value("water cycle")
+    assert no_sideways_scroll(page)
+    assert page.console_errors == [  # the browser's own note of the refused search, and nothing else
+        "Failed to load resource: the server responded with a status of 503 (SERVICE UNAVAILABLE)"
+    ]
 
 
 def test_without_a_key_the_panel_says_the_web_search_is_not_set_up(page, keyless_server):

@@ -1,5 +1,8 @@
 """The admin's view of the chain: each link's state, and the metrics — admins only."""
 
+import pytest
+
+from app.llm import ChatRequest, Message
 from tests.conftest import sign_in, standalone_app
 
 
@@ -45,3 +48,29 @@ def test_metrics_are_for_admins_only(signed_in, app):
     response = signed_in.get("/admin/metrics")
     assert response.status_code == 200
     assert "beyou_llm_attempts_total" in response.get_data(as_text=True)
+
+
+def test_the_llm_page_counts_each_links_unusable_answers():
+    """A link that answered twice with nothing readable shows 2; one that was never reached, 0."""
+    from app.llm import current_chain
+    from app.llm.structured import AnswerUnreadable
+    from tests.chain.shapes import HabitSuggestion
+    from tests.fakes import FakeProviders, Reply
+
+    with FakeProviders() as fake:
+        app = standalone_app(
+            LLM_ENV={
+                "BEYOU_LLM_ORDER": "mistral,gemini",
+                "BEYOU_LLM_MISTRAL_API_KEY": "test-key",
+                "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral"),
+                "BEYOU_LLM_GEMINI_API_KEY": "test-key",
+                "BEYOU_LLM_GEMINI_BASE_URL": fake.base_url("gemini", "gemini"),
+            }
+        )
+        fake.script("mistral", Reply.says("Sure! Read."), Reply.says('{"name": 4}'))
+        with app.app_context(), pytest.raises(AnswerUnreadable):
+            current_chain().structured(ChatRequest(system="s", messages=[Message.user("a habit")]), HabitSuggestion)
+        page = admin_client(app).get("/admin/llm").get_data(as_text=True)
+    assert 'data-unusable="2"' in page.split('data-link="mistral"')[1].split("</tr>")[0]
+    assert 'data-unusable="0"' in page.split('data-link="gemini"')[1].split("</tr>")[0]
+    assert "Unusable answers" in page

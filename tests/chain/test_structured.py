@@ -80,13 +80,46 @@ def test_malformed_answer_is_retried_once_with_a_json_only_warning(fake, make_ch
     assert JSON_RETRY_WARNING in second.body["messages"][0]["content"]
 
 
-def test_second_malformed_answer_raises_ai_unavailable(fake, make_chain):
+def test_second_malformed_answer_is_an_unusable_answer_not_an_outage(fake, make_chain):
     fake.script("mistral", Reply.says("nope"), Reply.says('{"name": "Read"}'))
-    with pytest.raises(ChainExhausted) as unavailable:
-        make_chain("mistral").structured(ask(), HabitSuggestion)
-    assert unavailable.value.key == "AI_UNAVAILABLE"
-    assert unavailable.value.failures[0].kind.value == "malformed"
+    chain = make_chain("mistral")
+    with pytest.raises(AnswerUnreadable) as unusable:
+        chain.structured(ask(), HabitSuggestion)
+    assert unusable.value.key == "AI_ANSWER_UNUSABLE"
+    assert [failure.kind.value for failure in unusable.value.failures] == ["malformed", "malformed"]
     assert len(fake.requests("mistral")) == 2
+    (state,) = chain.link_states()
+    assert state.unusable_answers == 2 and state.last_error.kind == "malformed"
+
+
+def test_no_link_answering_at_all_is_still_ai_unavailable(fake, make_chain):
+    fake.script("mistral", Reply.fails(500))
+    fake.script("gemini", Reply.fails(503))
+    chain = make_chain("mistral,gemini")
+    with pytest.raises(ChainExhausted) as unavailable:
+        chain.structured(ask(), HabitSuggestion)
+    assert unavailable.value.key == "AI_UNAVAILABLE" and not isinstance(unavailable.value, AnswerUnreadable)
+    assert [state.unusable_answers for state in chain.link_states()] == [0, 0]
+
+
+def test_a_repair_no_link_answers_after_an_unusable_answer_is_still_unusable(fake, make_chain):
+    """A model did answer: "no model could be reached" would not be what happened."""
+    fake.script("mistral", Reply.says("Sure! Reading."), Reply.fails(500))
+    with pytest.raises(AnswerUnreadable) as unusable:
+        make_chain("mistral").structured(ask(), HabitSuggestion)
+    assert unusable.value.key == "AI_ANSWER_UNUSABLE"
+    assert [failure.kind.value for failure in unusable.value.failures] == ["malformed", "unavailable"]
+
+
+def test_the_repair_walks_the_chain_from_its_first_link_again(fake, make_chain):
+    """An unusable answer does not rest its link: the repair, with its JSON-only warning, goes to
+    the same first link, and the next link is asked only when that one fails."""
+    fake.script("mistral", Reply.says("nope"), Reply.fails(500))
+    fake.script("gemini", Reply.says(GOOD))
+    chain = make_chain("mistral,gemini")
+    assert chain.structured(ask(), HabitSuggestion).name == "Read"
+    assert len(fake.requests("mistral")) == 2 and len(fake.requests("gemini")) == 1
+    assert [state.unusable_answers for state in chain.link_states()] == [1, 0]
 
 
 def test_caller_may_refuse_the_retry(fake, make_chain):
@@ -144,7 +177,7 @@ def test_what_would_be_a_guess_is_asked_again_once_then_refused(fake, make_chain
     fake.script("mistral", Reply.says(answer), Reply.says(answer))
     with pytest.raises(AnswerUnreadable) as refused:
         make_chain("mistral").structured(ask(), HabitSuggestion)
-    assert refused.value.key == "AI_UNAVAILABLE" and isinstance(refused.value, ChainExhausted)
+    assert refused.value.key == "AI_ANSWER_UNUSABLE" and isinstance(refused.value, ChainExhausted)
     _first, second = fake.requests("mistral")
     assert JSON_RETRY_WARNING in second.body["messages"][0]["content"]
 

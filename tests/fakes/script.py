@@ -46,6 +46,9 @@ class Reply:
     thinking: list[str] = field(default_factory=list)
     typed_text: bool = False
     text_signature: str | None = None  # Gemini thoughtSignature on the first text part
+    # Gemini with its Google Search tool: the pages found, each {"title", "url", "said"} (what the
+    # answer says of it); None: two pages about the words searched (tests/fakes/search.py).
+    grounding: list[dict] | None = None
 
     # -- builders for readable tests ---------------------------------------------------------
 

@@ -1,5 +1,5 @@
-"""The fake's answers outside the chat protocols: an OpenAI-compatible embeddings endpoint and
-Tavily's web search.
+"""The fake's answers outside the chat protocols: an OpenAI-compatible embeddings endpoint,
+Tavily's web search, and Gemini's `generateContent` with its Google Search tool.
 
 Embeddings are deterministic and meaningful enough for retrieval tests: a text's vector is a
 hashed bag of its words' stems (the first STEM letters of each word that is not a stop word,
@@ -9,6 +9,7 @@ accents dropped), so texts that share stems are close and unrelated texts are ne
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import math
 import re
@@ -68,3 +69,87 @@ def tavily_answer(body: dict) -> dict:
         for index, kind in ((1, "an introduction"), (2, "a study guide"))
     ]
     return {"query": query, "results": results, "response_time": 0.01}
+
+
+# -- Gemini with Google Search -------------------------------------------------------------------
+#
+# A grounded answer as the Gemini API sends it (ai.google.dev/gemini-api/docs/google-search, "Understanding
+# the grounding response"; the REST reference's GroundingMetadata): the model's text, and under the
+# candidate's `groundingMetadata` the queries it ran, the Search Suggestions' HTML, one
+# `groundingChunks[].web` per page (`uri` a vertexaisearch.cloud.google.com grounding-api-redirect
+# link, `title` the page's site) and `groundingSupports`: segments of the text (UTF-8 byte offsets,
+# `startIndex` left out when 0 as proto3 JSON does, and the segment's `text`) with the indices of the
+# chunks that support them. A segment may cite several chunks.
+
+REDIRECT = "grounding-api-redirect"
+
+
+def google_search_requested(body: dict) -> bool:
+    return any("googleSearch" in tool or "google_search" in tool for tool in body.get("tools") or [])
+
+
+def default_grounding(query: str) -> list[dict]:
+    """Two pages about `query`, when nothing is scripted."""
+    slug = "_".join(query.split()) or "topic"
+    return [
+        {
+            "title": "wikipedia.org",
+            "url": f"https://en.wikipedia.org/wiki/{slug}",
+            "said": f"The encyclopedia article on {query} covers its history, its parts and how they work.",
+        },
+        {
+            "title": "khanacademy.org",
+            "url": f"https://www.khanacademy.org/science/{slug.lower()}",
+            "said": f"A beginner's lesson on {query} works through examples and practice questions.",
+        },
+    ]
+
+
+def gemini_grounded_answer(pages: list[dict], query: str, model: str, redirect_base: str) -> dict:
+    """`generateContent`'s answer with grounding: one sentence per page, each supported by its
+    page, then one closing sentence supported by all of them."""
+    sentences = [(page["said"], [index]) for index, page in enumerate(pages)]
+    if len(pages) > 1:
+        sentences.append(("Each of them explains the topic from the basics.", list(range(len(pages)))))
+    text, supports, at = "", [], 0
+    for sentence, cited in sentences:
+        piece = sentence if not text else " " + sentence
+        start = at + (0 if not text else 1)
+        text += piece
+        at += len(piece.encode())
+        segment: dict[str, Any] = {"endIndex": at, "text": sentence}
+        if start:
+            segment["startIndex"] = start
+        supports.append({"segment": segment, "groundingChunkIndices": cited})
+    chunks = [{"web": {"uri": redirect_base + _token(page["url"]), "title": page["title"]}} for page in pages]
+    metadata = {
+        "searchEntryPoint": {"renderedContent": '<style>.container{display:flex}</style><div class="container"></div>'},
+        "groundingChunks": chunks,
+        "groundingSupports": supports,
+        "webSearchQueries": [query],
+    }
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": text}]},
+                "finishReason": "STOP",
+                "index": 0,
+                "groundingMetadata": metadata,
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": len(text.split()), "totalTokenCount": 0},
+        "modelVersion": model,
+        "responseId": "fake-grounded",
+    }
+
+
+def _token(url: str) -> str:
+    return base64.urlsafe_b64encode(url.encode()).decode().rstrip("=")
+
+
+def redirect_target(token: str) -> str | None:
+    """Where a grounding link of ours leads (None: a token we never gave)."""
+    try:
+        return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None

@@ -7,7 +7,10 @@ echoes the last user message. Every request is recorded, so tests assert what wa
 
 Two more protocols answer beside the chat ones (tests/fakes/search.py): `/<name>/v1/embeddings`,
 OpenAI's embeddings (deterministic vectors unless a failure is scripted), and
-`/<name>/search`, Tavily's web search (a scripted `Reply(body=...)` is its answer).
+`/<name>/search`, Tavily's web search (a scripted `Reply(body=...)` is its answer). A Gemini
+`generateContent` that asks for the Google Search tool is answered with grounding (a scripted
+`Reply(grounding=[...])`, or two pages about the words searched), and its grounding links,
+`GET /<name>/grounding-api-redirect/<token>`, redirect to the pages as Google's do.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ CONTROL = "/_fake/"  # the control paths of a fake run as its own process
 @dataclass
 class RecordedRequest:
     provider: str
-    protocol: str  # "openai" | "gemini" | "embeddings" | "tavily"
+    protocol: str  # "openai" | "gemini" | "embeddings" | "tavily" | "redirect"
     path: str
     headers: dict[str, str]  # lower-cased names
     body: Any
@@ -191,7 +194,10 @@ class _ProviderHandler(BaseHTTPRequestHandler):
         if problems:
             self._send_json(400, {"error": {"code": 400, "message": "; ".join(problems), "status": "INVALID_ARGUMENT"}})
             return
-        reply = self.providers._next_reply(provider, _last_user_text(protocol, body))
+        if protocol == "gemini" and search.google_search_requested(body):
+            reply = self.providers._scripted(provider) or Reply()
+        else:
+            reply = self.providers._next_reply(provider, _last_user_text(protocol, body))
         try:
             self._answer(record, reply, model)
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
@@ -199,6 +205,18 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             self.close_connection = True
         finally:
             record.finished.set()
+
+    def do_GET(self) -> None:
+        """A grounding link: redirects to its page, as vertexaisearch.cloud.google.com does."""
+        provider, _, rest = urlsplit(self.path).path.strip("/").partition("/")
+        kind, _, token = rest.partition("/")
+        target = search.redirect_target(token) if kind == search.REDIRECT else None
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.providers._record(RecordedRequest(provider, "redirect", self.path, headers, None, False))
+        if target is None:
+            self._send_json(404, {"error": {"message": f"no fake route for {self.path}"}})
+            return
+        self._send_raw(302, b"", "text/html; charset=UTF-8", {"Location": target})
 
     def _answer_search(self, provider: str, path: str, body: Any) -> None:
         """An embeddings or web-search request: a scripted failure or answer, else the default."""
@@ -250,6 +268,12 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             if body is None:
                 body = (wire.openai_error_body if record.protocol == "openai" else wire.gemini_error_body)(reply.status)
             self._send_json(reply.status, body, reply.headers)
+            return
+        if not record.streamed and search.google_search_requested(record.body):
+            query = _last_user_text("gemini", record.body)
+            pages = search.default_grounding(query) if reply.grounding is None else reply.grounding
+            redirects = f"{self.providers.url}/{record.provider}/{search.REDIRECT}/"
+            self._send_json(200, search.gemini_grounded_answer(pages, query, model, redirects), reply.headers)
             return
         if not record.streamed:
             if reply.garbage_after is not None:

@@ -15,6 +15,7 @@ from tests.fakes import FakeProviders
 
 EMBEDDINGS = "embeddings"  # the fake's path prefix for the embeddings endpoint
 TAVILY = "tavily"
+GEMINI_SEARCH = "gemini-search"
 
 
 @pytest.fixture(scope="session")
@@ -45,6 +46,15 @@ def web_search_on(app, fake_outside, monkeypatch):
     """Source search configured, at the fake's Tavily."""
     monkeypatch.setitem(app.config, "SOURCE_SEARCH_API_KEY", "tvly-key")
     monkeypatch.setitem(app.config, "SOURCE_SEARCH_BASE_URL", f"{fake_outside.url}/{TAVILY}")
+    return fake_outside
+
+
+@pytest.fixture
+def gemini_search_on(app, fake_outside, monkeypatch):
+    """Source search by Gemini with Google Search, at the fake's Gemini (its own key and address)."""
+    monkeypatch.setitem(app.config, "SOURCE_SEARCH", "gemini")
+    monkeypatch.setitem(app.config, "SOURCE_SEARCH_GEMINI_API_KEY", "gemini-search-key")
+    monkeypatch.setitem(app.config, "SOURCE_SEARCH_GEMINI_BASE_URL", fake_outside.base_url(GEMINI_SEARCH, "gemini"))
     return fake_outside
 
 

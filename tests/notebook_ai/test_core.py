@@ -10,6 +10,7 @@ from app.notebook import services as notebook
 from app.notebook.ai.services import (
     Mode,
     Passage,
+    StudyAIAnswerUnusable,
     StudyAINotConfigured,
     StudyAIUnavailable,
     ask,
@@ -217,7 +218,7 @@ def test_an_outage_is_not_billed_to_the_study_bucket_but_answers_are(on, fake):
             ask(ana, page, Mode.PLANNING, "Plan.", Answer)
     fake.script("mistral", says({"answer": "One."}), Reply.says("Not JSON."), Reply.says("Still not."))
     ask(ana, page, Mode.PLANNING, "Plan.", Answer)
-    with pytest.raises(StudyAIUnavailable):
+    with pytest.raises(StudyAIAnswerUnusable):
         ask(ana, page, Mode.PLANNING, "Plan.", Answer)
     with pytest.raises(Throttled):
         ask(ana, page, Mode.PLANNING, "Plan.", Answer)

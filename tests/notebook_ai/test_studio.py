@@ -242,6 +242,18 @@ def test_a_failed_chain_is_said_in_the_form_and_stores_nothing(agent_app, fake):
         assert db.session.scalars(db.select(StudioOutput)).all() == []
 
 
+def test_an_answer_that_cannot_be_used_is_said_in_the_form_and_stores_nothing(agent_app, fake):
+    page_id = page_of(agent_app, make_user(agent_app))
+    ana = studio_client(agent_app, page_id)
+    fake.script("mistral", Reply.says("Here is your quiz!"), Reply.says("Here it is again!"))
+    failed = ana.post(f"{ana.page}/studio/outputs", kind="quiz", focus="ribosomes")
+    html = failed.get_data(as_text=True)
+    assert failed.status_code == 502 and "answer could not be used" in html and 'value="ribosomes"' in html
+    assert "couldn&#39;t reach" not in html
+    with agent_app.app_context():
+        assert db.session.scalars(db.select(StudioOutput)).all() == []
+
+
 def test_an_empty_bucket_is_refused_on_the_page_with_the_time_it_refills(make_agent_app, fake):
     app = make_agent_app(STUDY_AI_RATE_LIMIT="1 per hour")
     page_id = page_of(app, make_user(app))

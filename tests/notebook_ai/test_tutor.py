@@ -194,6 +194,16 @@ def test_no_model_answering_keeps_the_question(agent_app, fake):
     assert ">Will this be kept?</textarea>" in html and rows(agent_app, TutorExchange) == []
 
 
+def test_an_answer_that_cannot_be_used_says_so_and_keeps_the_question(agent_app, fake):
+    student = a_student(agent_app)
+    fake.script("mistral", Reply.says("The cell is small."), Reply.says('{"answer": 3}'))
+    response = student.ask("Will this be kept?")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 502 and refusal_in(html) == "STUDY_AI_ANSWER_UNUSABLE"
+    assert "answer could not be used" in html and "couldn&#39;t reach" not in html
+    assert ">Will this be kept?</textarea>" in html and rows(agent_app, TutorExchange) == []
+
+
 def test_without_javascript_a_refusal_shows_the_page_with_the_question_kept(agent_app, fake):
     student = a_student(agent_app, note=None, source=None)
     response = student.ask("Typed without JS", htmx=False)

@@ -1,11 +1,11 @@
 """The onboarding door over the wire fake: one structured call per step, its own bucket and
-label, a clean AI_UNAVAILABLE with a way forward, and accepted suggestions written through the
+label, a clean AI_UNAVAILABLE (no model answered) or ONBOARDING_ANSWER_UNUSABLE (one did, unreadably)
+with a way forward, and accepted suggestions written through the
 ordinary services without ever duplicating a row."""
 
 import json
 import re
 
-import pytest
 from prometheus_client import REGISTRY
 
 from app.categories import services as categories
@@ -16,6 +16,7 @@ from app.onboarding.models import OnboardingRun
 from app.profile.models import User
 from app.routines.models.routines import Routine, ScheduleDay
 from app.tasks.models import Task
+from tests.assistant.conftest import chain_env
 from tests.onboarding.conftest import Reply, Wizard, a_wizard, says
 
 CATEGORIES = {"categories": [{"name": "Health", "icon": "heart"}, {"name": "Work", "icon": "briefcase"}]}
@@ -60,24 +61,38 @@ def test_a_malformed_answer_gets_one_retry_with_a_json_only_warning(agent_app, f
     assert warning in json.dumps(second.body) and warning not in json.dumps(first.body)
 
 
-@pytest.mark.parametrize(
-    ("mistral", "gemini"),
-    [
-        pytest.param([Reply.says("nope"), Reply.says('{"categories": "Health"}')], [], id="malformed-twice"),
-        pytest.param([Reply.fails(500)], [Reply.fails(429)], id="chain-down"),
-    ],
-)
-def test_a_failed_call_is_ai_unavailable_with_a_retry_and_the_manual_path(agent_app, fake, mistral, gemini):
+def test_no_model_answering_is_ai_unavailable_with_a_retry_and_the_manual_path(agent_app, fake):
     wizard = a_wizard(agent_app)
-    fake.script("mistral", *mistral)
-    if gemini:
-        fake.script("gemini", *gemini)
+    fake.script("mistral", Reply.fails(500))
+    fake.script("gemini", Reply.fails(429))
     page = wizard.suggest("categories", "my body, my job")
     html = page.get_data(as_text=True)
     assert page.status_code == 503 and 'data-key="AI_UNAVAILABLE"' in html
     assert "couldn&#39;t reach any AI model" in html and "Try again" in html
     assert 'href="/categories"' in html and 'href="/habits"' in html  # the ordinary pages, so no one is stuck
     assert "my body, my job" in html  # the words typed are kept
+
+
+def test_providers_nothing_listens_for_are_still_ai_unavailable(make_agent_app, fake):
+    nowhere = {"BEYOU_LLM_MISTRAL_BASE_URL": "http://127.0.0.1:9/v1", "BEYOU_LLM_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    wizard = a_wizard(make_agent_app(LLM_ENV={**chain_env(fake), **nowhere}))
+    page = wizard.suggest("categories", "my body, my job")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 503 and 'data-key="AI_UNAVAILABLE"' in html
+    assert "couldn&#39;t reach any AI model" in html and "my body, my job" in html
+
+
+def test_an_answer_that_cannot_be_used_says_so_not_that_no_model_was_reached(agent_app, fake):
+    wizard = a_wizard(agent_app)
+    fake.script("mistral", Reply.says("nope"), Reply.says('{"categories": "Health"}'))
+    before = door_calls("ai_answer_unusable")
+    page = wizard.suggest("categories", "my body, my job")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 502 and 'data-key="ONBOARDING_ANSWER_UNUSABLE"' in html
+    assert "answer could not be used" in html and "couldn&#39;t reach" not in html and "Try again" in html
+    assert 'href="/categories"' in html and "my body, my job" in html
+    assert door_calls("ai_answer_unusable") == before + 1
+    assert fake.requests("gemini") == []  # the repair asked the first link again, which answered
 
 
 def test_an_empty_bucket_refuses_before_any_model_is_asked(make_agent_app, fake):
@@ -105,7 +120,7 @@ def test_answers_that_could_not_be_read_keep_their_unit(make_agent_app, fake):
     app = make_agent_app(order="mistral", ONBOARDING_RATE_LIMIT="1 per hour")
     wizard = a_wizard(app)
     fake.script("mistral", Reply.says("Health and work."), Reply.says("Health and work."))
-    assert wizard.suggest("categories", "my body").status_code == 503
+    assert wizard.suggest("categories", "my body").status_code == 502
     assert wizard.suggest("categories", "my body").status_code == 429
 
 

@@ -69,13 +69,31 @@ def test_without_a_chain_the_page_says_nothing_is_sent(client):
 def test_calls_outside_the_chain_say_whether_they_are_configured(client):
     page = client.get("/privacy").get_data(as_text=True)
     for call in privacy.OUTSIDE_THE_CHAIN:
-        assert re.search(rf'data-outbound="{call.setting}">.*?not configured on this server', page, re.S)
+        if call.service in (None, "tavily"):  # the source search the settings choose by default
+            assert re.search(rf'data-outbound="{call.setting}">.*?not configured on this server', page, re.S)
     configured = standalone_app(EMBEDDINGS_API_KEY="k", SOURCE_SEARCH_API_KEY="k")
     page = configured.test_client().get("/privacy").get_data(as_text=True)
     assert re.search(r'data-outbound="EMBEDDINGS_BASE_URL">.*?sent to api.mistral.ai\.', page, re.S)
     assert re.search(r'data-outbound="SOURCE_SEARCH_BASE_URL">.*?sent to api.tavily.com\.', page, re.S)
     elsewhere = standalone_app(EMBEDDINGS_API_KEY="k", EMBEDDINGS_BASE_URL="https://embed.example.eu/v1")
     assert "sent to embed.example.eu." in elsewhere.test_client().get("/privacy").get_data(as_text=True)
+
+
+def test_the_source_search_named_is_the_one_the_settings_choose(client):
+    tavily = client.get("/privacy").get_data(as_text=True)
+    assert "it goes to Tavily" in tavily and "Google Search" not in tavily
+    gemini_off = standalone_app(SOURCE_SEARCH="gemini", SOURCE_SEARCH_API_KEY="k").test_client()
+    page = gemini_off.get("/privacy").get_data(as_text=True)
+    assert "by Google Gemini with Google Search" in page and "it goes to Google Gemini" in page
+    assert 'data-outbound="SOURCE_SEARCH_BASE_URL"' not in page and "Tavily" not in page
+    gemini_on = standalone_app(SOURCE_SEARCH="gemini", SOURCE_SEARCH_GEMINI_API_KEY="k").test_client()
+    page = gemini_on.get("/privacy").get_data(as_text=True)
+    assert re.search(
+        r'data-outbound="SOURCE_SEARCH_GEMINI_BASE_URL">.*?by Google Gemini with Google Search.*?'
+        r"sent to generativelanguage.googleapis.com\.",
+        page,
+        re.S,
+    )
 
 
 def test_the_export_sections_named_are_the_declared_ones(client):

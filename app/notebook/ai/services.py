@@ -24,7 +24,17 @@ from flask_babel import gettext as _
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from app.extensions import db
-from app.llm import BudgetSpent, ChatRequest, LLMError, LLMNotConfigured, Message, Model, RateBucket, model
+from app.llm import (
+    AnswerUnreadable,
+    BudgetSpent,
+    ChatRequest,
+    LLMError,
+    LLMNotConfigured,
+    Message,
+    Model,
+    RateBucket,
+    model,
+)
 from app.notebook.ai.retrieval import retrieve
 from app.notebook.models.pages import PageBlock
 from app.notebook.models.sources import NotebookSource, SourcePassage
@@ -111,6 +121,16 @@ class StudyAIUnavailable(DomainError):
 
     def __init__(self):
         super().__init__("STUDY_AI_UNAVAILABLE")
+
+
+class StudyAIAnswerUnusable(DomainError):
+    """A model answered, but nothing of it could be read as asked: nothing was changed, the student
+    may ask again (the network is not to blame)."""
+
+    status = 502
+
+    def __init__(self):
+        super().__init__("STUDY_AI_ANSWER_UNUSABLE")
 
 
 class StudyAINotConfigured(DomainError):
@@ -231,6 +251,8 @@ def ask(user, page, mode, task, schema, *, question=None, passages=None):
         raise Throttled("STUDY_AI_RATE_LIMITED", time=spent.reset_at.strftime("%H:%M UTC")) from None
     except LLMNotConfigured:
         raise StudyAINotConfigured() from None
+    except AnswerUnreadable:
+        raise StudyAIAnswerUnusable() from None
     except LLMError:
         raise StudyAIUnavailable() from None
 
