@@ -92,12 +92,12 @@ def edit(cycle_id):
     return redirect(url_for("study_cycles.show", cycle_id=cycle.id))
 
 
-@bp.get("/<cycle_id>/blocks/<int:number>/edit")
+@bp.get("/<cycle_id>/blocks/edit")
 @login_required
-def edit_block_form(cycle_id, number):
-    """A block of the queue in the dialog, chosen by its Edit button."""
+def edit_block_form(cycle_id):
+    """A block of the queue in the dialog, chosen by its Edit button (?number=3)."""
     cycle = study_cycles.get_cycle(acting_user(), cycle_id)
-    block = _block_numbered(cycle, number)
+    block = _block_numbered(cycle, request.args.get("number", type=int))
     starting = MultiDict({"minutes": str(block.minutes), "mode": block.mode.value,
                           "concept": str(block.concept_page_id) if block.concept_page_id else "NEXT"})  # fmt: skip
     return show_dialog(BLOCK_FORM, form=starting, **_block_context(cycle, block))

@@ -27,16 +27,18 @@ SECTIONS = ["page-blocks", "new-block", "board", "sources", "tutor", "studio"]
 NEXT_REVIEW = date(2027, 3, 9)
 
 # Every visible control in the page's main column smaller than `least` px either way, by its box;
-# a link inside a sentence is exempt (WCAG 2.5.8's inline exception), as is a checkbox or radio
-# whose label wraps it (the label is the target).
+# a link inside a sentence is exempt (WCAG 2.5.8's inline exception), and a checkbox or radio
+# inside its label is measured by the label (the whole label is the target).
 SMALL_TARGETS = """(least) => {
+  const kinds = ["a[href]", "button", "summary", "input:not([type=hidden])", "select", "textarea"];
   const controls = document.querySelectorAll(
-    "main a[href], main button, main summary, main input:not([type=hidden]), main select, main textarea");
+    ["main", "dialog[open]"].flatMap((within) => kinds.map((kind) => `${within} ${kind}`)).join(", "));
   const small = [];
   for (const control of controls) {
-    const box = control.getBoundingClientRect();
-    if (!box.width || !box.height || getComputedStyle(control).visibility === "hidden") continue;
-    if (control.matches("input[type=checkbox], input[type=radio]") && control.closest("label")) continue;
+    const shown = control.getBoundingClientRect();
+    if (!shown.width || !shown.height || getComputedStyle(control).visibility === "hidden") continue;
+    const target = control.matches("input[type=checkbox], input[type=radio]") && control.closest("label") || control;
+    const box = target.getBoundingClientRect();
     if (control.matches("a") && control.closest("p, li, blockquote, td") && !control.matches(".button, .icon-button")
         && control.closest("p, li, blockquote, td").textContent.trim() !== control.textContent.trim()) continue;
     if (box.width < least || box.height < least) {
@@ -76,6 +78,7 @@ def study_server(tmp_path_factory):
             week = {"name": "Exams", "days": {day: {"minutes": 60} for day in range(7)},
                     "subjects": [{"page": str(cells.id)}], "largest_block": 30}  # fmt: skip
             cycle = study_cycles.create_cycle(user, week)
+            study_cycles.log_session(user, cells.id, 10)
             db.session.commit()
             urls[language] = {"page": f"/notebook/pages/{cells.id}", "cycle": f"/notebook/cycles/{cycle.id}"}
     with serve(app) as base_url:
@@ -168,6 +171,11 @@ def test_every_control_of_the_notebook_and_the_cycles_is_a_target_a_finger_can_h
         main.append(page.get_by_role("link", name="Edit block 1 of 14"))
         assert box(page.get_by_text("Blocks 1 to 14 of 14"))["height"] >= 44
         assert box(main[-1])["height"] >= 44
+        main[-1].click()  # the block's dialog: its choices and buttons too
+        expect(page.get_by_test_id("block-form")).to_be_visible()
+        assert page.evaluate(SMALL_TARGETS, 24) == []
+        for choice in ("When its minutes are studied", "When you reach a concept", "Save block"):
+            assert box(page.get_by_test_id("block-form").get_by_text(choice))["height"] >= 44, choice
         page.goto(base_url + urls["page"])
         for control in main[:4]:
             assert box(control.first)["height"] >= 44, control

@@ -121,8 +121,13 @@ def test_blocks_alike_read_as_one_line_with_each_block_counted(app, signed_in, u
 def test_a_block_is_edited_in_the_dialog_its_edit_button_opens(app, signed_in, user_id):
     cycle_id, mitosis = one_subject_cycle(app, user_id)
     page = signed_in.get(f"/notebook/cycles/{cycle_id}").get_data(as_text=True)
-    assert f'hx-get="/notebook/cycles/{cycle_id}/blocks/3/edit"' in page and 'aria-label="Edit block 3 of 14"' in page
-    dialog = signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/3/edit", headers=hx(signed_in)).get_data(as_text=True)
+    assert (
+        f'hx-get="/notebook/cycles/{cycle_id}/blocks/edit?number=3"' in page
+        and 'aria-label="Edit block 3 of 14"' in page
+    )
+    dialog = signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/edit?number=3", headers=hx(signed_in)).get_data(
+        as_text=True
+    )
     assert "Block 3 of 14 · Cells" in dialog and 'name="number" value="3"' in dialog and 'value="30"' in dialog
     assert "The next concept on the board" in dialog and f'<option value="{mitosis}"' in dialog
     saved = signed_in.post(
@@ -151,14 +156,24 @@ def test_a_refused_block_comes_back_in_its_dialog_with_what_was_typed(app, signe
     body = refused.get_data(as_text=True)
     assert refused.status_code == 422 and "holds at most 30 minutes" in body
     assert 'value="45"' in body and "Block 2 of 14" in body
-    assert signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/15/edit", headers=hx(signed_in)).status_code == 404
+    assert signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/edit?number=15", headers=hx(signed_in)).status_code == 404
     unknown = signed_in.post(f"/notebook/cycles/{cycle_id}/blocks", data={"number": "99"}, headers=hx(signed_in))
     assert unknown.status_code == 422 and "This cycle has blocks 1 to 14" in unknown.get_data(as_text=True)
 
 
+def test_another_users_cycle_has_no_block_to_edit(app, signed_in, user_id, other_signed_in):
+    cycle_id, _mitosis = one_subject_cycle(app, user_id)
+    asked = other_signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/edit?number=1", headers=hx(other_signed_in))
+    assert asked.status_code == 404
+    written = other_signed_in.post(
+        f"/notebook/cycles/{cycle_id}/blocks", data={"number": "1", "minutes": "5"}, headers=hx(other_signed_in)
+    )
+    assert written.status_code == 404 and cycles_of(app, user_id)[0]["blocks"][0]["minutes"] == 30
+
+
 def test_the_block_dialog_works_without_javascript(app, signed_in, user_id):
     cycle_id, _mitosis = one_subject_cycle(app, user_id)
-    page = signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/1/edit").get_data(as_text=True)
+    page = signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/edit?number=1").get_data(as_text=True)
     assert "<html" in page and "Block 1 of 14 · Cells" in page
     shorter = {"number": "1", "minutes": "20", "mode": "TIME"}
     saved = signed_in.post(f"/notebook/cycles/{cycle_id}/blocks", data=shorter, headers=plain(signed_in))
