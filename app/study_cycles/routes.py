@@ -31,7 +31,7 @@ LOG_SESSION = "study_cycles/_log_session.html"
 BLOCK_FORM = "study_cycles/_block_form.html"
 WEEKDAY_NAMES = (_l("Monday"), _l("Tuesday"), _l("Wednesday"), _l("Thursday"), _l("Friday"), _l("Saturday"),
                  _l("Sunday"))  # fmt: skip
-MODES = (("TIME", _l("Time: study for the block's minutes")), ("GOAL", _l("Goal: reach a concept")))
+MODES = (("TIME", _l("When their minutes are studied")), ("GOAL", _l("When you reach the next concept on the board")))
 SCALE = ("1", "2", "3", "4", "5")
 
 
