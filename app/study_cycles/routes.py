@@ -121,10 +121,10 @@ def edit_block(cycle_id):
             concept=UNSET if mode == "TIME" else form.get("concept") or UNSET,
         )
     except DomainError as error:
-        block = next((block for block in cycle.blocks if str(block.number) == form.get("number", "").strip()), None)
-        if block is None:
+        named = next((found for found in cycle.blocks if str(found.number) == form.get("number", "").strip()), None)
+        if named is None:
             return _refused_here(error, cycle)
-        return refused(BLOCK_FORM, error, **_block_context(cycle, block))
+        return refused(BLOCK_FORM, error, **_block_context(cycle, named))
     message = _("Block %(number)s of %(count)s saved.", number=block.number, count=len(cycle.blocks))
     if is_htmx():
         trigger("toast", {"message": message, "kind": "success"})
