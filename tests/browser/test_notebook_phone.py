@@ -55,7 +55,8 @@ SMALL_TARGETS = """(least) => {
 def study_server(tmp_path_factory):
     """Ana (English) and Bia (Portuguese), each with a page of Cells holding a note, a three-node
     flowchart, a flashcard next reviewed on 9 March 2027, two concepts and a source; and a cycle of
-    an hour a day of Cells alone, in blocks of 30 minutes."""
+    an hour a day of Cells alone, in blocks of 30 minutes,
+    10 minutes of it studied."""
     database = tmp_path_factory.mktemp("notebook-phone") / "phone.sqlite3"
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     urls = {}
@@ -222,7 +223,7 @@ def test_a_cycle_queue_reads_as_blocks_a_student_counts_and_each_is_edited_from_
 
     page.get_by_text("Blocks 1 to 14 of 14").click()
     expect(page.get_by_test_id("block").nth(2)).to_contain_text("Block 3 of 14")
-    expect(page.get_by_test_id("block").first).to_contain_text("Now: 0 of 30 min")
+    expect(page.get_by_test_id("block").first).to_contain_text("Now: 10 of 30 min")
     page.get_by_role("link", name="Edit block 3 of 14").click()
     dialog = page.get_by_test_id("block-form")
     expect(page.get_by_role("heading", name="Block 3 of 14 · Cells")).to_be_visible()
