@@ -54,8 +54,9 @@ SMALL_TARGETS = """(least) => {
 @pytest.fixture(scope="module")
 def study_server(tmp_path_factory):
     """Ana (English) and Bia (Portuguese), each with a page of Cells holding a note, a three-node
-    flowchart, a flashcard next reviewed on 9 March 2027, two concepts and a source; and a cycle of
-    an hour a day of Cells alone in blocks of 30 minutes, 10 minutes of it studied."""
+    flowchart, two flashcards (one next reviewed on 9 March 2027, one due today), two concepts and
+    a source; and a cycle of an hour a day of Cells alone in blocks of 30 minutes, 10 minutes of it
+    studied."""
     database = tmp_path_factory.mktemp("notebook-phone") / "phone.sqlite3"
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     urls = {}
