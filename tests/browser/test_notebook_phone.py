@@ -121,6 +121,11 @@ def test_a_study_page_sections_are_one_tap_away_on_a_phone(page, study_server):
     links.nth(3).focus()
     page.keyboard.press("Enter")
     expect(page.locator("#sources")).to_be_focused()
+    # Typing, the phone's keyboard takes the bottom of the screen: the bar steps aside meanwhile.
+    page.get_by_label("Search this page's sources").focus()
+    expect(bar).to_be_hidden()
+    page.get_by_role("heading", name="Cells", level=1).click()
+    expect(bar).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert page.console_errors == []
 
