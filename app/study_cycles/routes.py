@@ -1,12 +1,12 @@
 """Study cycles at /notebook/cycles: the active cycles with their laps, a cycle's week and queue,
-the editor, a block edited by its number, archive and delete, the sessions and the "Log session"
-dialog, and the "Studying:" choice on a Focus entry.
+the editor, a block of the queue edited in the dialog its Edit button opens, archive and delete,
+the sessions and the "Log session" dialog, and the "Studying:" choice on a Focus entry.
 
 The editor is a plain form (it works without JavaScript): a refusal shows it again with what was
 typed and the reasons. The lists refresh on `domain:study_cycles`.
 """
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import login_required
@@ -18,6 +18,7 @@ from app.routines import services as routines
 from app.shared.days import today_for
 from app.shared.errors import DomainError
 from app.shared.fields import UNSET
+from app.study_cycles import planner
 from app.study_cycles import services as study_cycles
 from app.web.acting import acting_user
 from app.web.forms import form_refused
@@ -27,9 +28,10 @@ bp = Blueprint("study_cycles", __name__, url_prefix="/notebook/cycles", template
 
 FORM_PAGE = "study_cycles/form.html"
 LOG_SESSION = "study_cycles/_log_session.html"
+BLOCK_FORM = "study_cycles/_block_form.html"
 WEEKDAY_NAMES = (_l("Monday"), _l("Tuesday"), _l("Wednesday"), _l("Thursday"), _l("Friday"), _l("Saturday"),
                  _l("Sunday"))  # fmt: skip
-MODES = (("TIME", _l("Time: study for the block's minutes")), ("GOAL", _l("Goal: reach a concept")))
+MODES = (("TIME", _l("When their minutes are studied")), ("GOAL", _l("When you reach the next concept on the board")))
 SCALE = ("1", "2", "3", "4", "5")
 
 
@@ -90,29 +92,45 @@ def edit(cycle_id):
     return redirect(url_for("study_cycles.show", cycle_id=cycle.id))
 
 
+@bp.get("/<cycle_id>/blocks/edit")
+@login_required
+def edit_block_form(cycle_id):
+    """A block of the queue in the dialog, chosen by its Edit button (?number=3)."""
+    cycle = study_cycles.get_cycle(acting_user(), cycle_id)
+    block = _block_numbered(cycle, request.args.get("number", type=int))
+    starting = MultiDict({"minutes": str(block.minutes), "mode": block.mode.value,
+                          "concept": str(block.concept_page_id) if block.concept_page_id else "NEXT"})  # fmt: skip
+    return show_dialog(BLOCK_FORM, form=starting, **_block_context(cycle, block))
+
+
 @bp.post("/<cycle_id>/blocks")
 @login_required
 def edit_block(cycle_id):
-    """One block, named by its number; the fields left empty stay as they are."""
+    """One block, named by its number; the fields left empty stay as they are. Its concept counts
+    only when the block ends at one (the dialog sends a concept either way)."""
     cycle = study_cycles.get_cycle(acting_user(), cycle_id)
     form = request.form
+    mode = form.get("mode") or UNSET
     try:
         block = study_cycles.edit_block(
             acting_user(),
             cycle.id,
             form.get("number", ""),
             minutes=form.get("minutes") or UNSET,
-            mode=form.get("mode") or UNSET,
-            concept=form.get("concept") or UNSET,
+            mode=mode,
+            concept=UNSET if mode == "TIME" else form.get("concept") or UNSET,
         )
     except DomainError as error:
-        return _refused_here(error, cycle)
-    message = _("Block %(number)s saved.", number=block.number)
+        named = next((found for found in cycle.blocks if str(found.number) == form.get("number", "").strip()), None)
+        if named is None:
+            return _refused_here(error, cycle)
+        return refused(BLOCK_FORM, error, **_block_context(cycle, named))
+    message = _("Block %(number)s of %(count)s saved.", number=block.number, count=len(cycle.blocks))
     if is_htmx():
         trigger("toast", {"message": message, "kind": "success"})
-        return render_template("study_cycles/_cycle.html", **_cycle_context(cycle))
-    flash(message, "success")
-    return redirect(url_for("study_cycles.show", cycle_id=cycle.id))
+    else:
+        flash(message, "success")
+    return done("study_cycles.show", cycle_id=cycle.id)
 
 
 @bp.post("/<cycle_id>/archive")
@@ -303,9 +321,24 @@ def _page_choices(user):
 
 def _cycle_context(cycle):
     progress = study_cycles.lap_progress(cycle)
-    concepts = {block.id: [page for page, _depth in _pages_inside(block.subject.page)] for block in cycle.blocks}
-    return {"cycle": cycle, "progress": progress, "weekdays": WEEKDAY_NAMES, "modes": MODES, "concepts": concepts,
+    return {"cycle": cycle, "progress": progress, "weekdays": WEEKDAY_NAMES,
             "finished_laps": [lap for lap in cycle.laps if lap.finished_at], "active": "notebook"}  # fmt: skip
+
+
+def _block_numbered(cycle, number):
+    """The block at `number` in the queue; a number past its end is a page that is not there."""
+    block = next((block for block in cycle.blocks if block.number == number), None)
+    if block is None or cycle.archived:
+        abort(404)
+    return block
+
+
+def _block_context(cycle, block):
+    inside = _pages_inside(block.subject.page)
+    top = min((depth for _page, depth in inside), default=0)
+    concepts = [(page, depth - top) for page, depth in inside]  # indented from the subject's own pages
+    return {"cycle": cycle, "block": block, "concepts": concepts,
+            "largest": cycle.largest_block or planner.DEFAULT_LARGEST_BLOCK, "active": "notebook"}  # fmt: skip
 
 
 def _pages_inside(subject_page):

@@ -485,6 +485,40 @@ class Lap:
     def percent(self):
         return round(100 * self.done / self.total) if self.total else 0
 
+    @property
+    def runs(self):
+        """The queue as a student reads it: blocks in a row alike (same subject, minutes, mode and
+        concept) go together, so fourteen half hours of one subject are one line, not fourteen."""
+        runs = []
+        for progress in self.blocks:
+            if runs and runs[-1].takes(progress.block):
+                runs[-1].blocks.append(progress)
+            else:
+                runs.append(Run([progress]))
+        return runs
+
+
+@dataclass
+class Run:
+    """Blocks side by side in the queue that are alike: BlockProgress, in queue order."""
+
+    blocks: list
+
+    @property
+    def first(self):
+        return self.blocks[0].block
+
+    def takes(self, block):
+        first = self.first
+        return (block.subject_id, block.minutes, block.mode, block.concept_page_id) == (
+            first.subject_id, first.minutes, first.mode, first.concept_page_id
+        )  # fmt: skip
+
+    @property
+    def finished(self):
+        """How many of its blocks are full."""
+        return sum(1 for progress in self.blocks if progress.finished)
+
 
 def running_lap(cycle):
     return next((lap for lap in cycle.laps if lap.finished_at is None), None)

@@ -84,7 +84,7 @@ def test_a_cycle_from_two_pages_advances_when_a_session_is_logged(page, cycles_s
     dialog.get_by_role("button", name="Log session").click()
     expect(page.locator("#toasts")).to_contain_text("30 minutes of Cells logged.")
     expect(page.get_by_test_id("lap-figures")).to_have_text("30 of 420 min")  # refreshed, no reload
-    expect(page.get_by_test_id("cycle-card")).to_contain_text("Next: block 2, Genetics")
+    expect(page.get_by_test_id("cycle-card")).to_contain_text("Next: block 2 of 14, Genetics")
 
     page.goto(f"{cycles_server}/dashboard")
     expect(widget).to_contain_text("30 of 60 min today")

@@ -1,6 +1,7 @@
-"""The /notebook/cycles pages: the editor (refusals keep what was typed), a cycle's queue, a block
-edited by number, archive, delete, the "Log session" dialog, the sessions list, the "Studying:"
-choice on a Focus entry and the "Study today" widget — with htmx and without JavaScript."""
+"""The /notebook/cycles pages: the editor (refusals keep what was typed), a cycle's queue (blocks
+alike on one line), a block edited in its dialog, archive, delete, the "Log session" dialog, the
+sessions list, the "Studying:" choice on a Focus entry and the "Study today" widget — with htmx
+and without JavaScript."""
 
 from app.notebook import services as notebook
 from app.profile import configuration
@@ -99,16 +100,85 @@ def test_the_editor_prefills_and_saves_an_edit(app, signed_in, user_id):
     assert response.status_code == 302 and cycles_of(app, user_id)[0]["name"] == "Finals"
 
 
-def test_a_block_is_edited_by_number_and_a_wrong_number_is_a_toast(app, signed_in, user_id):
+def one_subject_cycle(app, user_id):
+    """Cells, with Mitosis inside it, an hour every day in blocks of 30 minutes: 14 blocks alike."""
+    cells, mitosis, _genetics = two_pages(app, user_id)
     with as_user(app, user_id) as user:
-        cycle_id = str(a_study_cycle(user)["study_cycle"].id)
-    saved = signed_in.post(
-        f"/notebook/cycles/{cycle_id}/blocks", data={"number": "1", "minutes": "25"}, headers=hx(signed_in)
+        week = {"name": "Exams", "days": {day: {"minutes": 60} for day in range(7)},
+                "subjects": [{"page": cells}], "largest_block": 30}  # fmt: skip
+        return str(study_cycles.create_cycle(user, week).id), mitosis
+
+
+def test_blocks_alike_read_as_one_line_with_each_block_counted(app, signed_in, user_id):
+    cycle_id, _mitosis = one_subject_cycle(app, user_id)
+    page = signed_in.get(f"/notebook/cycles/{cycle_id}").get_data(as_text=True)
+    assert page.count('data-testid="block-run"') == 1 and page.count('data-testid="block"') == 14
+    assert "14 blocks of 30 min each, 0 done" in page and "For the time set" in page
+    assert "Block 3 of 14" in page and "Blocks 1 to 14 of 14" in page and "Now: 0 of 30 min" in page
+    assert "Block number" not in page and "NEXT" not in page and "· Time ·" not in page
+
+
+def test_a_block_is_edited_in_the_dialog_its_edit_button_opens(app, signed_in, user_id):
+    cycle_id, mitosis = one_subject_cycle(app, user_id)
+    page = signed_in.get(f"/notebook/cycles/{cycle_id}").get_data(as_text=True)
+    assert (
+        f'hx-get="/notebook/cycles/{cycle_id}/blocks/edit?number=3"' in page
+        and 'aria-label="Edit block 3 of 14"' in page
     )
-    assert saved.status_code == 200 and "Block 1 saved." in saved.headers["HX-Trigger"]
-    assert cycles_of(app, user_id)[0]["blocks"][0]["minutes"] == 25
-    refused = signed_in.post(f"/notebook/cycles/{cycle_id}/blocks", data={"number": "9"}, headers=hx(signed_in))
-    assert refused.status_code == 422 and "This cycle has blocks 1 to 1" in refused.get_data(as_text=True)
+    dialog = signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/edit?number=3", headers=hx(signed_in)).get_data(
+        as_text=True
+    )
+    assert "Block 3 of 14 · Cells" in dialog and 'name="number" value="3"' in dialog and 'value="30"' in dialog
+    assert "The next concept on the board" in dialog and f'<option value="{mitosis}"' in dialog
+    saved = signed_in.post(
+        f"/notebook/cycles/{cycle_id}/blocks",
+        data={"number": "3", "minutes": "25", "mode": "GOAL", "concept": mitosis},
+        headers=hx(signed_in),
+    )
+    assert saved.status_code == 204 and "Block 3 of 14 saved." in saved.headers["HX-Trigger"]
+    block = cycles_of(app, user_id)[0]["blocks"][2]
+    assert block["minutes"] == 25 and block["mode"] == "GOAL" and block["concept"]["title"] == "Mitosis"
+    page = signed_in.get(f"/notebook/cycles/{cycle_id}").get_data(as_text=True)
+    assert page.count('data-testid="block-run"') == 3 and "Until you reach Mitosis" in page
+    # Back to its minutes: the concept the dialog still sends counts for nothing.
+    signed_in.post(
+        f"/notebook/cycles/{cycle_id}/blocks",
+        data={"number": "3", "minutes": "30", "mode": "TIME", "concept": mitosis},
+        headers=hx(signed_in),
+    )
+    assert cycles_of(app, user_id)[0]["blocks"][2]["mode"] == "TIME"
+
+
+def test_a_refused_block_comes_back_in_its_dialog_with_what_was_typed(app, signed_in, user_id):
+    cycle_id, _mitosis = one_subject_cycle(app, user_id)
+    too_long = {"number": "2", "minutes": "45", "mode": "TIME"}
+    refused = signed_in.post(f"/notebook/cycles/{cycle_id}/blocks", data=too_long, headers=hx(signed_in))
+    body = refused.get_data(as_text=True)
+    assert refused.status_code == 422 and "holds at most 30 minutes" in body
+    assert 'value="45"' in body and "Block 2 of 14" in body
+    assert signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/edit?number=15", headers=hx(signed_in)).status_code == 404
+    unknown = signed_in.post(f"/notebook/cycles/{cycle_id}/blocks", data={"number": "99"}, headers=hx(signed_in))
+    assert unknown.status_code == 422 and "This cycle has blocks 1 to 14" in unknown.get_data(as_text=True)
+
+
+def test_another_users_cycle_has_no_block_to_edit(app, signed_in, user_id, other_signed_in):
+    cycle_id, _mitosis = one_subject_cycle(app, user_id)
+    asked = other_signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/edit?number=1", headers=hx(other_signed_in))
+    assert asked.status_code == 404
+    written = other_signed_in.post(
+        f"/notebook/cycles/{cycle_id}/blocks", data={"number": "1", "minutes": "5"}, headers=hx(other_signed_in)
+    )
+    assert written.status_code == 404 and cycles_of(app, user_id)[0]["blocks"][0]["minutes"] == 30
+
+
+def test_the_block_dialog_works_without_javascript(app, signed_in, user_id):
+    cycle_id, _mitosis = one_subject_cycle(app, user_id)
+    page = signed_in.get(f"/notebook/cycles/{cycle_id}/blocks/edit?number=1").get_data(as_text=True)
+    assert "<html" in page and "Block 1 of 14 · Cells" in page
+    shorter = {"number": "1", "minutes": "20", "mode": "TIME"}
+    saved = signed_in.post(f"/notebook/cycles/{cycle_id}/blocks", data=shorter, headers=plain(signed_in))
+    assert saved.status_code == 302 and saved.headers["Location"].endswith(f"/notebook/cycles/{cycle_id}")
+    assert cycles_of(app, user_id)[0]["blocks"][0]["minutes"] == 20
 
 
 def test_archive_keeps_the_history_and_delete_removes_the_cycle(app, signed_in, user_id):

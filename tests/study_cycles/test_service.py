@@ -127,6 +127,22 @@ def test_a_session_fills_its_subject_s_blocks_in_queue_order(ana, cycle):
     assert progress.current.block.number == 2
 
 
+def test_the_queue_reads_in_runs_of_blocks_alike(ana, cells, mitosis):
+    alone = study_cycles.create_cycle(ana, configuration(cells, days=week(monday=60, tuesday=60, friday=60)))
+    study_cycles.log_session(ana, "Cells", 40, now=NOW)
+    (run,) = study_cycles.lap_progress(alone).runs
+    assert [found.block.number for found in run.blocks] == [1, 2, 3, 4, 5, 6] and run.finished == 1
+    study_cycles.edit_block(ana, alone.id, 3, concept="Mitosis")
+    study_cycles.edit_block(ana, alone.id, 5, minutes=25)
+    runs = study_cycles.lap_progress(alone).runs
+    assert [[found.block.number for found in run.blocks] for run in runs] == [[1, 2], [3], [4], [5], [6]]
+    assert [run.finished for run in runs] == [1, 0, 0, 0, 0]
+
+
+def test_alternating_subjects_make_a_run_of_each_block(cycle):
+    assert [len(run.blocks) for run in study_cycles.lap_progress(cycle).runs] == [1, 1, 1, 1]
+
+
 def test_study_on_a_page_inside_a_subject_counts_for_the_subject(ana, cycle, mitosis):
     study_cycles.log_session(ana, "Mitosis", 20, now=NOW)
     assert study_cycles.lap_progress(cycle).blocks[0].done == 20

@@ -74,8 +74,16 @@
     var image = document.createElement("img");
     image.alt = drawing.getAttribute("aria-label") || "";
     image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(answer.svg);
+    if (answer.width && answer.height) {
+      // Its own size, never wider than the column nor taller than most of a screen; a capped
+      // picture keeps its proportions inside its box.
+      image.width = answer.width;
+      image.height = answer.height;
+    }
     image.style.maxWidth = "100%";
     image.style.height = "auto";
+    image.style.maxHeight = "min(75vh, 40rem)";
+    image.style.objectFit = "contain";
     drawing.replaceChildren(image);
     drawing.removeAttribute("role");
     drawing.hidden = false;
