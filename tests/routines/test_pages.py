@@ -155,6 +155,10 @@ def test_a_first_routine_is_offered_every_day(signed_in, user):
     assert ticked_days(text(signed_in.get("/routines/new", headers=HTMX))) == [0, 1, 2, 3, 4, 5, 6]
 
 
+def test_the_section_name_shows_its_example_whole(signed_in, user):
+    assert 'placeholder="Cozy morning"' in text(signed_in.get("/routines/new", headers=HTMX))
+
+
 def test_the_create_dialog_ticks_only_the_free_days_and_names_who_holds_the_rest(signed_in, plan, user):
     schedules.set_days(user, plan["routine"], [0, 1, 2, 3, 4])
     body = text(signed_in.get("/routines/new", headers=HTMX))
