@@ -89,6 +89,22 @@ def screen(request, browser, demo_server):
     context.close()
 
 
+@pytest.fixture
+def in_portuguese(demo_server):
+    """The demo account reads Portuguese (its longer words) for one test, then English again."""
+    app, _ = demo_server
+
+    def speak(language):
+        with app.app_context():
+            demo = db.session.scalar(db.select(User).where(User.email == app.config["DEMO_EMAIL"]))
+            configuration.update(demo, language=language)
+            db.session.remove()
+
+    speak("pt")
+    yield
+    speak("en")
+
+
 def open_every_fold(page):
     """The cards' "More" and "Using in" folds open, so what they hold is measured too."""
     page.locator("main details:not([open]) > summary").evaluate_all("summaries => summaries.forEach(s => s.click())")
@@ -103,7 +119,10 @@ def too_small(controls, phone):
     return sorted({f"{c['tag']} “{c['name']}” {c['width']:.0f}×{c['height']:.0f}" for c in small})
 
 
-def test_every_control_on_the_pages_is_big_enough_to_tap(screen):
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_every_control_on_the_pages_is_big_enough_to_tap(screen, request, language):
+    if language == "pt":
+        request.getfixturevalue("in_portuguese")
     page, base_url = screen
     phone = page.viewport_size["width"] < 500
     problems = {}
@@ -118,7 +137,10 @@ def test_every_control_on_the_pages_is_big_enough_to_tap(screen):
     assert problems == {}
 
 
-def test_every_control_in_the_dialogs_is_big_enough_to_tap(screen):
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_every_control_in_the_dialogs_is_big_enough_to_tap(screen, request, language):
+    if language == "pt":
+        request.getfixturevalue("in_portuguese")
     page, base_url = screen
     phone = page.viewport_size["width"] < 500
     problems = {}
@@ -142,22 +164,6 @@ def test_habit_names_are_never_cut(screen):
     name = page.locator(".entity-card .entity-name", has_text=LONG_NAME)
     expect(name).to_be_visible()
     assert name.evaluate("n => n.scrollWidth <= n.clientWidth && n.scrollHeight <= n.clientHeight + 1")
-
-
-@pytest.fixture
-def in_portuguese(demo_server):
-    """The demo account reads Portuguese (its longer words) for one test, then English again."""
-    app, _ = demo_server
-
-    def speak(language):
-        with app.app_context():
-            demo = db.session.scalar(db.select(User).where(User.email == app.config["DEMO_EMAIL"]))
-            configuration.update(demo, language=language)
-            db.session.remove()
-
-    speak("pt")
-    yield
-    speak("en")
 
 
 @pytest.mark.parametrize("language", ["en", "pt"])
