@@ -35,6 +35,7 @@ MINIMUM, PRIMARY = 24, 44
 # Every control a finger can hit, drawn on the screen. A box or radio button hidden inside its
 # label (segments, chips, icon tiles) is measured as its label, which is what takes the tap.
 MEASURE = """(scope) => {
+  const PRIMARY_ACTIONS = '.button-primary, .ring';  // a page's main buttons, and checking an entry of today
   const root = document.querySelector(scope);
   const selector = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], '
     + '[tabindex]:not([tabindex="-1"])';
@@ -57,7 +58,7 @@ MEASURE = """(scope) => {
     const name = (target.getAttribute('aria-label') || target.innerText || target.value || target.name
                   || target.tagName).trim().slice(0, 40);
     found.push({name, tag: target.tagName, width: box.width, height: box.height,
-                primary: target.matches('.button-primary'), cut: box.left < -1 || box.right > innerWidth + 1});
+                primary: target.matches(PRIMARY_ACTIONS), cut: box.left < -1 || box.right > innerWidth + 1});
   }
   return found;
 }"""
