@@ -62,7 +62,7 @@ class Dialogs:
     def _value(self, form, name):
         """Categories come as several values, a yes/no as a checkbox that is there or not."""
         cleaner = self.service.FIELDS.get(name)
-        if cleaner in (entity_fields.some_categories, entity_fields.any_categories):
+        if cleaner is entity_fields.any_categories:
             return form.getlist(name)
         if cleaner is entity_fields.flag:
             return bool(form.get(name))

@@ -44,8 +44,8 @@ def starting_xp(experience, problems, field="experience"):
     return float(level_threshold(EXPERIENCE_LEVELS[key]))
 
 
-def owned_categories(user, refs, problems, *, required, field="categories"):
-    """The user's categories named by `refs` (ids or exact names), duplicates dropped.
+def owned_categories(user, refs, problems, field="categories"):
+    """The user's categories named by `refs` (ids or exact names), duplicates dropped; none is fine.
 
     A ref that is unknown, malformed or another user's is recorded as CATEGORY_NOT_FOUND; a name
     two categories share raises CATEGORY_AMBIGUOUS at once, its message listing the candidates.
@@ -64,8 +64,6 @@ def owned_categories(user, refs, problems, *, required, field="categories"):
             problems[field] = refusal.key
             return []
         found[category.id] = category
-    if required and not found:
-        problems[field] = "CATEGORIES_REQUIRED"
     return list(found.values())
 
 
@@ -90,14 +88,9 @@ def flag(user, value, problems, field):
     return bool(value)
 
 
-def some_categories(user, value, problems, field):
-    """At least one of the user's categories."""
-    return owned_categories(user, value, problems, required=True, field=field)
-
-
 def any_categories(user, value, problems, field):
     """None or more of the user's categories."""
-    return owned_categories(user, value, problems, required=False, field=field)
+    return owned_categories(user, value, problems, field=field)
 
 
 def declared(fields, values):

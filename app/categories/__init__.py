@@ -10,7 +10,6 @@ DOMAIN = Domain(
     export={"categories": ("categories",)},
     ids={"category_id": "categories"},
     errors={
-        "CATEGORIES_REQUIRED": _l("Choose at least one category."),
         "CATEGORY_NOT_FOUND": _l("We couldn't find that category. It may have been deleted."),
         "CATEGORY_AMBIGUOUS": _l("More than one category is called “%(ref)s”: %(candidates)s. Use its id."),
         "CATEGORY_IN_USE": _l("This category is used in: %(uses)s. Remove it from them first."),

@@ -1,5 +1,5 @@
-"""Habits: recurring things a person wants to do, tagged with categories, earning XP and a streak
-when checked in a routine. Their shape is the catalogue's (app/catalogue).
+"""Habits: recurring things a person wants to do, tagged with categories if they like, earning XP
+and a streak when checked in a routine. Their shape is the catalogue's (app/catalogue).
 """
 
 from flask_babel import lazy_gettext as _l

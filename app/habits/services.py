@@ -1,7 +1,7 @@
 """Habits: recurring things a person wants to do, tagged with categories, earning XP and a streak."""
 
 from app.catalogue.entities import RoutineItem, category_refs, iso, progress_data, streak_data
-from app.catalogue.fields import icon, item_sorts, name, note, scale, some_categories, starting_xp
+from app.catalogue.fields import any_categories, icon, item_sorts, name, note, scale, starting_xp
 from app.habits.models import Habit, habit_categories
 from app.routines.models.history import DayOutcome, OwnerType, XpDay
 from app.routines.models.routines import RoutineEntry
@@ -16,7 +16,7 @@ HABIT = RoutineItem(
         "icon": icon,
         "importance": scale,
         "difficulty": scale,
-        "categories": some_categories,
+        "categories": any_categories,
     },
     not_found="HABIT_NOT_FOUND",
     ambiguous="HABIT_AMBIGUOUS",
@@ -36,9 +36,10 @@ HABIT = RoutineItem(
 
 
 def create(user, *, experience="BEGINNER", **fields):
-    """Create a habit: `name`, `importance` and `difficulty` (1–5) and `categories` (the user's
-    own, ids or names, at least one) are required; `icon`, `description` and `motivation` are
-    not. `experience` (BEGINNER, INTERMEDIATE, ADVANCED) sets the starting level (0, 5 or 8)."""
+    """Create a habit: `name`, `importance` and `difficulty` (1–5) are required; `categories`
+    (the user's own, ids or names), `icon`, `description` and `motivation` are not. A habit
+    without a category earns its XP like any other; no category shares it. `experience`
+    (BEGINNER, INTERMEDIATE, ADVANCED) sets the starting level (0, 5 or 8)."""
     problems = {}
     return HABIT.create(user, fields, problems, xp=starting_xp(experience, problems))
 

@@ -9,7 +9,7 @@ from app.habits import services as habits
 
 
 class HabitNew(ItemNew):
-    categories: list[str] = Field(min_length=1, description="At least one category: ids or exact names.")
+    categories: list[str] = Field(default_factory=list, description="Optional: ids or exact names.")
     motivation: str | None = Field(None, description="A motivational phrase, at most 256 characters.")
     experience: Experience = "BEGINNER"
 

@@ -8,9 +8,11 @@ from flask import Blueprint, has_request_context, redirect, render_template, req
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import login_required
+from werkzeug.datastructures import MultiDict
 
 from app.routines import schedules, streaks, today
 from app.routines import services as routines
+from app.routines.models.routines import RoutineKind
 from app.shared import icons
 from app.shared.errors import DomainError, Invalid, message_for
 from app.shared.values import day_from, month_from
@@ -165,29 +167,36 @@ def _closed(**values):
 @bp.get("/new")
 @login_required
 def new():
-    return _dialog(CREATE, form={"kind": "TIMED", "icon": "sun", "section_starts_at": "07:00"})
+    """The create dialog, the days no routine holds yet already ticked: a first routine runs every day."""
+    week = schedules.week(acting_user())
+    free = [("weekdays", str(day)) for day in range(7) if day not in week]
+    form = MultiDict([("kind", "TIMED"), ("icon", "sun"), ("section_starts_at", "07:00"), *free])
+    return _dialog(CREATE, form=form, week=week)
 
 
 @bp.post("")
 @login_required
 def create():
     form = request.form
+    if form.get("kind") == "LIST":
+        kind, parts = RoutineKind.LIST, ()
+    else:
+        section = {
+            "name": form.get("section_name"),
+            "starts_at": form.get("section_starts_at"),
+            "ends_at": form.get("section_ends_at"),
+            "icon": form.get("section_icon"),
+        }
+        kind, parts = RoutineKind.TIMED, [section]
+    weekdays = [day for day in form.getlist("weekdays") if day]
     try:
-        if form.get("kind") == "LIST":
-            routine = routines.create_list(acting_user(), form.get("name"), form.get("icon"))
-        else:
-            section = {
-                "name": form.get("section_name"),
-                "starts_at": form.get("section_starts_at"),
-                "ends_at": form.get("section_ends_at"),
-                "icon": form.get("section_icon"),
-            }
-            routine = routines.create_timed(acting_user(), form.get("name"), form.get("icon"), [section])
+        created = schedules.create_scheduled(acting_user(), kind, form.get("name"), form.get("icon"), parts, weekdays)
     except DomainError as error:
-        return _refused(CREATE, error, fields=_create_fields(error))
+        week = schedules.week(acting_user())
+        return _refused(CREATE, error, fields=_create_fields(error), week=week)
     if not is_htmx():
         return redirect(url_for("routines.index"))
-    return _editor(routine)
+    return _editor(created.routine, created=created)
 
 
 def _create_fields(error):
@@ -224,12 +233,14 @@ def edit(routine_id):
     return _editor(routines.get(acting_user(), routine_id))
 
 
-def _editor(routine, error=None, failed=None, status=200):
-    """The editor dialog; after a refusal the failed form (`failed`) shows what was typed and why."""
+def _editor(routine, error=None, failed=None, status=200, created=None):
+    """The editor dialog; after a refusal the failed form (`failed`) shows what was typed and why.
+    Right after the create dialog, `created` (its schedule change) says which days moved to it."""
     return _dialog(
         EDITOR,
         status,
         routine=routine,
+        created=created,
         picture=routines.describe(routine),
         choices=routines.item_choices(acting_user()),
         error=error,

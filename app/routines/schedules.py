@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.events import announce
 from app.extensions import db
 from app.routines import services as routines
-from app.routines.models.routines import Routine, ScheduleDay
+from app.routines.models.routines import Routine, RoutineKind, ScheduleDay
 from app.shared.days import user_zone
 from app.shared.errors import Invalid
 
@@ -66,6 +66,18 @@ def set_days(user, routine_ref, weekdays):
     db.session.commit()
     announce(user, "routines")
     return ScheduleChange(routine, sorted(wanted), sorted(moved, key=lambda day: day.weekday))
+
+
+def create_scheduled(user, kind, name, icon=None, parts=(), weekdays=()):
+    """A new routine that runs at once on `weekdays`, so a day chosen while creating it is on
+    Today without a second dialog: TIMED with `parts` as its sections (routines.create_timed),
+    LIST with `parts` as its entries (routines.create_list). A day another routine holds moves
+    to it, as in `set_days`. The days are read before anything is written: a bad day creates
+    nothing."""
+    wanted = parse_weekdays(weekdays)
+    create = routines.create_list if kind == RoutineKind.LIST else routines.create_timed
+    routine = create(user, name, icon, parts)
+    return set_days(user, routine.id, wanted) if wanted else ScheduleChange(routine, [])
 
 
 def clear(user, routine_ref):

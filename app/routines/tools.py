@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from app.agent.registry import Proposal, pinned, tool
 from app.routines import schedules, today
 from app.routines import services as routines
+from app.routines.models.routines import RoutineKind
 
 ROUTINE_REF = "Its id or exact name."
 HHMM = "HH:mm"
@@ -56,10 +57,14 @@ class ListItemKept(ListItemNew):
     id: str | None = Field(None, description="The id of an entry to keep.")
 
 
+NEW_DAYS = Field(default_factory=list, description="Weekdays it runs from now (as in createUserSchedule).")
+
+
 class TimedRoutineNew(BaseModel):
     name: str
     icon: str | None = None
     sections: list[SectionNew] = Field(min_length=1)
+    weekdays: list[str] = NEW_DAYS
 
 
 class TimedRoutineReplace(RoutineRef):
@@ -72,6 +77,7 @@ class ListRoutineNew(BaseModel):
     name: str
     icon: str | None = None
     items: list[ListItemNew] = Field(default_factory=list, description="Habits and tasks in order.")
+    weekdays: list[str] = NEW_DAYS
 
 
 class ListRoutineReplace(RoutineRef):
@@ -128,6 +134,11 @@ def _described(routine):
     return {"routine": routines.describe(routine)}
 
 
+def _created(change):
+    """A new routine, and the days that moved to it from another routine (tell the person)."""
+    return {"routine": routines.describe(change.routine), "moved": change.to_dict()["moved"]}
+
+
 # Reading --------------------------------------------------------------------------------------
 
 
@@ -167,14 +178,16 @@ def createUserRoutine(ctx, args):
     """Create a timed routine: sections with an HH:mm window holding entries of EXISTING habits
     or tasks (create missing ones first). Returns every new id."""
     sections = [section.model_dump() for section in args.sections]
-    return _described(routines.create_timed(ctx.user, args.name, args.icon, sections))
+    return _created(
+        schedules.create_scheduled(ctx.user, RoutineKind.TIMED, args.name, args.icon, sections, args.weekdays)
+    )
 
 
 @tool(kind="write", label=_l("Created a list routine"), domain="routines", page="/routines", args=ListRoutineNew)
 def createListRoutine(ctx, args):
     """Create a list routine: an ordered checklist of EXISTING habits and tasks, no times."""
     items = [item.model_dump() for item in args.items]
-    return _described(routines.create_list(ctx.user, args.name, args.icon, items))
+    return _created(schedules.create_scheduled(ctx.user, RoutineKind.LIST, args.name, args.icon, items, args.weekdays))
 
 
 @tool(kind="write", label=_l("Renamed a routine"), domain="routines", page="/routines", args=Rename)

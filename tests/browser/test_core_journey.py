@@ -64,7 +64,7 @@ def _create_habit(page, live_server):
     dialog.get_by_role("radio", name="Stretching", exact=True).check()
     dialog.get_by_role("group", name="Importance").get_by_label("High", exact=True).check()
     dialog.get_by_role("group", name="Difficulty").get_by_label("Hard", exact=True).check()
-    dialog.get_by_role("group", name="Categories (at least one)").get_by_label(CATEGORY).check()
+    dialog.get_by_role("group", name="Categories (optional)").get_by_label(CATEGORY).check()
     dialog.get_by_role("button", name="Save habit").click()
     expect(dialog).to_be_hidden()
     card = page.get_by_test_id("habit-list").locator("li.entity-card", has_text=HABIT)
@@ -100,7 +100,7 @@ def _create_and_schedule_routine(page, live_server):
 
     card = page.get_by_test_id("routine-card").filter(has_text=ROUTINE)
     expect(card).to_contain_text("1 item")
-    expect(card).to_contain_text("not scheduled")
+    expect(card).to_contain_text("runs every day")  # the create dialog offered the free days, all of them
 
     card.get_by_role("button", name="Schedule").click()
     form = dialog.get_by_test_id("schedule-form")

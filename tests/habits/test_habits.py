@@ -13,10 +13,10 @@ from app.shared.errors import Conflict, Invalid
 from tests.builders import a_category, a_habit, put_in_routine
 
 
-def test_a_habit_needs_at_least_one_category(ana):
-    with pytest.raises(Invalid) as refused:
-        habits.create(ana, name="Run", importance=3, difficulty=2, categories=[])
-    assert refused.value.details == {"categories": "CATEGORIES_REQUIRED"}
+@pytest.mark.parametrize("no_categories", [{}, {"categories": []}, {"categories": [""]}])
+def test_a_habit_needs_no_category(ana, no_categories):
+    habit = habits.create(ana, name="Drink water", importance=3, difficulty=1, **no_categories)
+    assert habit.categories == [] and habits.as_data(habit)["categories"] == []
 
 
 @pytest.mark.parametrize(
@@ -89,11 +89,10 @@ def test_a_habit_edit_changes_only_the_fields_given(ana):
     assert habit.categories == [other] and habit.description is None
 
 
-def test_a_habit_edit_never_leaves_it_without_a_category(ana):
+def test_a_habit_edit_can_take_away_every_category(ana):
     habit = a_habit(ana)
-    with pytest.raises(Invalid) as refused:
-        habits.edit(ana, habit.id, categories=[])
-    assert refused.value.details == {"categories": "CATEGORIES_REQUIRED"}
+    habits.edit(ana, habit.id, categories=[])
+    assert habit.categories == []
 
 
 def test_habits_are_searched_filtered_by_category_and_sorted(ana):

@@ -63,6 +63,16 @@ def test_the_streak_bonus_reads_the_streak_entering_today(user):
     assert habit.current_streak == 26
 
 
+def test_a_habit_without_categories_pays_the_user_the_routine_and_the_habit_and_no_category(user):
+    health = make_category(user, "Health")
+    habit = make_habit(user, difficulty=2, importance=3)
+    routine = morning(user, habit)
+    result = today.check(user, entry_of(routine).id, now=NOW)
+    assert result.entry.xp == 25 and (user.xp, routine.xp, habit.xp) == (25, 25, 25)
+    assert health.xp == 0 and result.categories == []
+    assert (OwnerType.CATEGORY, health.id) not in xp_rows(user)
+
+
 def test_a_task_without_categories_still_pays_the_user_and_the_routine(user):
     task = make_task(user, difficulty=1, importance=2)
     routine = morning(user, task)

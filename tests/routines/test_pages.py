@@ -146,6 +146,50 @@ def test_a_refused_create_keeps_what_was_typed(signed_in, user):
     assert routines.listing(user) == []
 
 
+def ticked_days(body):
+    form = body[body.index('data-testid="routine-days"') :]
+    return sorted(int(day) for day in re.findall(r'name="weekdays" value="(\d)" checked', form))
+
+
+def test_a_first_routine_is_offered_every_day(signed_in, user):
+    assert ticked_days(text(signed_in.get("/routines/new", headers=HTMX))) == [0, 1, 2, 3, 4, 5, 6]
+
+
+def test_the_section_name_shows_its_example_whole(signed_in, user):
+    assert 'placeholder="Cozy morning"' in text(signed_in.get("/routines/new", headers=HTMX))
+
+
+def test_the_create_dialog_ticks_only_the_free_days_and_names_who_holds_the_rest(signed_in, plan, user):
+    schedules.set_days(user, plan["routine"], [0, 1, 2, 3, 4])
+    body = text(signed_in.get("/routines/new", headers=HTMX))
+    assert ticked_days(body) == [5, 6] and body.count("now “Morning”") == 5
+
+
+def test_a_routine_created_with_todays_day_is_todays_routine_on_the_dashboard(signed_in, user):
+    weekday = str(days.today_for(user).weekday())
+    created = post(
+        signed_in,
+        "/routines",
+        {"kind": "LIST", "name": "Evening", "icon": "moon", "weekdays": [weekday]},
+    )
+    assert created.status_code == 200 and 'data-testid="routine-editor"' in text(created)
+    today_card = text(signed_in.get("/dashboard"))
+    assert "Evening" in today_card and "No routine scheduled for today" not in today_card
+
+
+def test_a_created_routine_taking_a_held_day_says_the_day_moved(signed_in, plan, user):
+    response = post(signed_in, "/routines", {"kind": "LIST", "name": "Evening", "weekdays": ["6"]})
+    assert "Sunday from “Morning”" in text(response)
+    db.session.expire_all()
+    assert schedules.week(user)[6].name == "Evening"
+
+
+def test_a_refused_create_keeps_the_ticked_days(signed_in, user):
+    response = post(signed_in, "/routines", {"kind": "LIST", "name": " ", "weekdays": ["1", "3"]})
+    assert response.status_code == 422 and ticked_days(text(response)) == [1, 3]
+    assert routines.listing(user) == []
+
+
 def test_the_editor_adds_an_entry_and_refuses_a_time_outside_the_section_in_place(signed_in, plan, user):
     habit = make_habit(user, "Stretch")
     routine_id = plan["routine"]

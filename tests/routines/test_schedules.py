@@ -2,8 +2,10 @@
 
 import pytest
 
-from app.routines import schedules
+from app.routines import schedules, today
 from app.routines import services as routines
+from app.routines.models.routines import RoutineKind
+from app.shared import days
 from app.shared.errors import Invalid, NotFound
 
 
@@ -59,3 +61,33 @@ def test_schedules_are_per_user(user, other):
     schedules.set_days(user, routine(user, "Mine").id, [0])
     schedules.set_days(other, routine(other, "Theirs").id, [0])
     assert schedules.week(user)[0].name == "Mine" and schedules.week(other)[0].name == "Theirs"
+
+
+def test_a_routine_created_with_days_runs_on_them_at_once(user):
+    today_weekday = days.today_for(user).weekday()
+    created = schedules.create_scheduled(
+        user, RoutineKind.TIMED, "Mornings", "sun", [{"name": "Wake", "starts_at": "07:00"}], [str(today_weekday)]
+    )
+    assert created.weekdays == [today_weekday] and created.moved == []
+    assert today.today_routine(user).to_dict()["name"] == "Mornings"
+
+
+def test_a_list_routine_created_on_a_held_day_takes_it_and_says_so(user):
+    gym = routine(user, "Gym")
+    schedules.set_days(user, gym.id, [0, 1])
+    created = schedules.create_scheduled(user, RoutineKind.LIST, "Rest", weekdays=["monday", "sunday"])
+    assert created.routine.kind == RoutineKind.LIST
+    assert [(day.weekday, day.from_routine_name) for day in created.moved] == [(0, "Gym")]
+    assert {day: r.name for day, r in schedules.week(user).items()} == {0: "Rest", 1: "Gym", 6: "Rest"}
+
+
+def test_a_routine_created_without_days_waits_for_a_schedule(user):
+    created = schedules.create_scheduled(user, RoutineKind.LIST, "Someday")
+    assert created.weekdays == [] and schedules.week(user) == {}
+
+
+def test_a_bad_day_creates_no_routine(user):
+    with pytest.raises(Invalid) as refused:
+        schedules.create_scheduled(user, RoutineKind.LIST, "Gym", weekdays=["funday"])
+    assert refused.value.details == {"weekdays": "WEEKDAY_INVALID"}
+    assert routines.listing(user) == []
