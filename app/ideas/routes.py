@@ -42,15 +42,15 @@ def _board_context(**extra):
         "full": all(cells),
         "archived_count": len(ideas.archived(user)),
         "active": "ideas",
-        **_new_note_context(user),
+        **_new_note_context([cell for cell, note in enumerate(cells) if note is None]),
         **extra,
     }
 
 
-def _new_note_context(user):
+def _new_note_context(free_cells):
     """What the new-note form offers: the colours, and the free places (cell, row, column) a note
     can be put on."""
-    places = [(cell, cell // COLUMNS + 1, cell % COLUMNS + 1) for cell in ideas.free_cells(user)]
+    places = [(cell, cell // COLUMNS + 1, cell % COLUMNS + 1) for cell in free_cells]
     return {"colours": _colours(), "free_places": places}
 
 
@@ -78,10 +78,12 @@ def create():
         ideas.create(user, form.get("text"), form.get("colour"), form.get("cell"))
     except DomainError as error:
         if is_htmx():
-            return form_refused(NEW_NOTE, error, **_new_note_context(user))
+            return form_refused(NEW_NOTE, error, **_new_note_context(ideas.free_cells(user)))
         return form_refused("ideas/page.html", error, **_board_context())
     if is_htmx():
-        return render_template(NEW_NOTE, form=MultiDict(), fields={}, error=None, **_new_note_context(user))
+        return render_template(
+            NEW_NOTE, form=MultiDict(), fields={}, error=None, **_new_note_context(ideas.free_cells(user))
+        )
     return redirect(url_for("ideas.index"))
 
 

@@ -143,17 +143,18 @@ def test_each_action_says_one_human_thing_and_replaces_the_last_toast(page, idea
 
 
 PAGES = ("/ideas", "/ideas/archive", "/mood", "/privacy", "/configuration", "/feedback")
-TAP_TARGETS = """() => {
+TAP_TARGETS = """(root) => {
   const shown = (e) => e.offsetParent && getComputedStyle(e).visibility !== 'hidden';
   const box = (e) => e.getBoundingClientRect();
   const name = (e) => (e.getAttribute('aria-label') || e.textContent || e.name || '').trim().slice(0, 40);
   // A radio or checkbox inside its label is hit through the label: the label is the target.
   const target = (e) => (e.matches('input[type=radio], input[type=checkbox]') && e.closest('label')) || e;
-  const targets = 'main a, main button, main summary, main select, main input:not([type=hidden]), main textarea';
-  const small = [...document.querySelectorAll(targets)].filter(shown).map(target)
+  const kinds = ['a', 'button', 'summary', 'select', 'input:not([type=hidden])', 'textarea'];
+  const targets = kinds.map((kind) => `${root} ${kind}`);
+  const small = [...document.querySelectorAll(targets.join(', '))].filter(shown).map(target)
     .filter((e) => box(e).width < 24 || box(e).height < 24)
     .map((e) => [name(e), Math.round(box(e).width), Math.round(box(e).height)]);
-  const primary = [...document.querySelectorAll('main .button-primary')].filter(shown)
+  const primary = [...document.querySelectorAll(`${root} .button-primary`)].filter(shown)
     .filter((e) => box(e).height < 44).map((e) => [name(e), Math.round(box(e).height)]);
   return {small, primary};
 }"""
@@ -166,7 +167,16 @@ def test_every_tap_target_on_a_phone_is_24_px_and_each_primary_action_44(page, i
     page.wait_for_load_state("networkidle")
     if path == "/ideas":  # the note's menu, open
         page.get_by_label("More for the note at row 1, column 1").click()
-    found = page.evaluate(TAP_TARGETS)
+    found = page.evaluate(TAP_TARGETS, "main")
     assert found["small"] == [], f"{path}: targets under 24 px at 390: {found['small']}"
     assert found["primary"] == [], f"{path}: primary actions under 44 px at 390: {found['primary']}"
+    assert page.console_errors == []
+
+
+@pytest.mark.parametrize("path", ["/login", "/register", "/forgot-password"])
+def test_the_signed_out_pages_tap_targets_are_24_px_and_their_primary_action_44(page, ideas_server, path):
+    page.set_viewport_size(PHONE)
+    page.goto(f"{ideas_server}{path}")
+    found = page.evaluate(TAP_TARGETS, "body")
+    assert found == {"small": [], "primary": []}, f"{path} at 390: {found}"
     assert page.console_errors == []
