@@ -62,9 +62,8 @@ def place_name(cell):
 @bp.get("")
 @login_required
 def index():
-    return render_page(
-        "ideas/page.html", "ideas/_board.html", **_board_context(form=MultiDict(), fields={}, error=None)
-    )
+    context = _board_context(form=MultiDict(), fields={}, error=None)
+    return render_page("ideas/page.html", "ideas/_board_redrawn.html", **context)
 
 
 @bp.post("")

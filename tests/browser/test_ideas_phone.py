@@ -22,12 +22,12 @@ PASSWORD = "eight notes on a phone"
 PHONE = {"width": 390, "height": 844}
 COMPUTER = {"width": 1280, "height": 800}
 COLOURS = ("yellow", "pink", "green", "blue", "purple", "orange", "yellow", "pink")
-USERS = ("board", "adds", "swatches", "toasts", "targets")
+USERS = ("board", "adds", "picker", "swatches", "toasts", "targets")
 
 
 @pytest.fixture(scope="module")
 def ideas_server(tmp_path_factory):
-    """Five people, each with eight notes in the first eight places (rows 1 and 2)."""
+    """Six people, each with eight notes in the first eight places (rows 1 and 2)."""
     database = tmp_path_factory.mktemp("ideas-phone") / "ideas.sqlite3"
     app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
     with app.app_context():
@@ -87,6 +87,22 @@ def test_a_note_added_on_a_phone_goes_to_the_first_free_place_or_the_one_picked(
     expect(page.get_by_label("Place")).to_have_value("")  # the next note goes to the first free place again
     expect(page.get_by_test_id("note")).to_have_count(10)
     assert shown_cells(page) == 10
+    assert page.console_errors == []
+
+
+def test_the_place_picker_follows_the_board_and_keeps_a_free_choice(page, ideas_server):
+    open_board(page, ideas_server, "picker", PHONE)
+    place = page.get_by_label("Place")
+    expect(place.locator("option", has_text="Row 1, column 1")).to_have_count(0)
+    place.select_option(label="Row 4, column 6")
+    first = page.get_by_role("article", name="Note at row 1, column 1")
+    first.get_by_label("More for the note at row 1, column 1").click()
+    first.get_by_role("button", name="Archive").click()
+    expect(place.locator("option", has_text="Row 1, column 1")).to_have_count(1)  # freed by the archive
+    expect(place).to_have_value("23")  # row 4, column 6: still chosen, still free
+    page.get_by_label("New note").fill("Back to the start")
+    page.get_by_role("button", name="Add note").click()
+    expect(page.get_by_role("article", name="Note at row 4, column 6")).to_contain_text("Back to the start")
     assert page.console_errors == []
 
 

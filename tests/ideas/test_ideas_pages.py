@@ -268,3 +268,14 @@ def test_the_place_picker_offers_only_the_free_places(app, signed_in, user_id):
     assert '<option value="">First free place</option>' in page
     assert '<option value="0">' not in page and '<option value="1">Row 1, column 2</option>' in page
     assert page.count("<option value=") == CELLS  # the first free place, and 47 free cells
+
+
+def test_the_board_redrawn_brings_the_free_places_out_of_band(app, signed_in, user_id):
+    with as_user(app, user_id) as user:
+        a_note(user, "Taken")
+    redrawn = signed_in.get("/ideas", headers=hx(signed_in)).get_data(as_text=True)
+    assert 'data-testid="idea-board"' in redrawn and "<h1>" not in redrawn
+    assert '<select id="new-note-place" name="cell" data-testid="new-note-place"  hx-swap-oob="true">' in redrawn
+    assert '<option value="0">' not in redrawn and '<option value="1">Row 1, column 2</option>' in redrawn
+    page = signed_in.get("/ideas").get_data(as_text=True)
+    assert page.count('<select id="new-note-place"') == 1 and 'data-testid="new-note-place"  hx-swap-oob' not in page
