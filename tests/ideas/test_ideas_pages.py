@@ -279,3 +279,10 @@ def test_the_board_redrawn_brings_the_free_places_out_of_band(app, signed_in, us
     assert '<option value="0">' not in redrawn and '<option value="1">Row 1, column 2</option>' in redrawn
     page = signed_in.get("/ideas").get_data(as_text=True)
     assert page.count('<select id="new-note-place"') == 1 and 'data-testid="new-note-place"  hx-swap-oob' not in page
+
+
+def test_an_empty_board_says_where_the_first_note_goes(app, signed_in, user_id):
+    assert "No notes yet. Your first note goes to row 1, column 1" in signed_in.get("/ideas").get_data(as_text=True)
+    with as_user(app, user_id) as user:
+        a_note(user, "Now there is one")
+    assert "No notes yet" not in signed_in.get("/ideas").get_data(as_text=True)
