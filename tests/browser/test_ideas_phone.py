@@ -70,6 +70,21 @@ def test_a_phone_shows_the_eight_notes_and_no_rows_of_free_places(page, ideas_se
     assert page.console_errors == []
 
 
+def test_a_phone_turned_sideways_draws_no_free_place_either(browser, ideas_server):
+    """844 px wide, but a finger cannot drag a note onto a free place: a touch screen up to a
+    tablet's width lists the notes as a phone does."""
+    context = browser.new_context(viewport={"width": 844, "height": 390}, has_touch=True, locale="en-US")
+    page = context.new_page()
+    try:
+        signed_in_as(page, ideas_server, "board@example.com", PASSWORD)
+        page.goto(f"{ideas_server}/ideas")
+        expect(page.get_by_test_id("note")).to_have_count(8)
+        assert shown_cells(page) == 8
+        assert page.evaluate("document.documentElement.scrollWidth") <= 844
+    finally:
+        context.close()
+
+
 def test_a_note_added_on_a_phone_goes_to_the_first_free_place_or_the_one_picked(page, ideas_server):
     open_board(page, ideas_server, "adds", PHONE)
     page.get_by_label("New note").fill("Call the bank about the card")
