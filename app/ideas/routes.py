@@ -13,7 +13,7 @@ from werkzeug.datastructures import MultiDict
 
 from app.catalogue.dialogs import deletion_dialog, done, prefilled, quiet, refused, show_dialog
 from app.ideas import services as ideas
-from app.ideas.models import COLUMNS, PALETTE
+from app.ideas.models import PALETTE, place_of
 from app.shared.errors import DomainError
 from app.shared.fields import UNSET
 from app.web.acting import acting_user
@@ -50,13 +50,14 @@ def _board_context(**extra):
 def _new_note_context(free_cells):
     """What the new-note form offers: the colours, and the free places (cell, row, column) a note
     can be put on."""
-    places = [(cell, cell // COLUMNS + 1, cell % COLUMNS + 1) for cell in free_cells]
+    places = [(cell, *place_of(cell)) for cell in free_cells]
     return {"colours": _colours(), "free_places": places}
 
 
 def place_name(cell):
     """A cell as a person names it: "row 2, column 3" (1-based, in reading order)."""
-    return _("row %(row)s, column %(column)s", row=cell // COLUMNS + 1, column=cell % COLUMNS + 1)
+    row, column = place_of(cell)
+    return _("row %(row)s, column %(column)s", row=row, column=column)
 
 
 @bp.get("")
