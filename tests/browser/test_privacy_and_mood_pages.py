@@ -2,6 +2,7 @@
 what the export holds in words of their language (never the file's keys), and /mood/month opened
 directly (a bookmark, a new tab) is the whole styled mood page at that month, not a bare fragment."""
 
+import re
 from datetime import date, timedelta
 
 import pytest
@@ -69,4 +70,21 @@ def test_the_month_opened_directly_is_the_whole_styled_mood_page(page, pages_ser
     assert month.evaluate("e => getComputedStyle(e).borderRadius") not in ("", "0px")
     expect(page.locator("nav").first).to_be_attached()
     assert page.evaluate("document.documentElement.scrollWidth") <= SCREENS[screen]["width"]
+    assert page.console_errors == []
+
+
+def test_two_saves_in_a_row_leave_one_toast_not_two(page, pages_server):
+    """The mood page's toast comes out of band with the form; a newer one replaces the older
+    (static/js/app.js), as the "toast" events do on the Ideas board."""
+    page.set_viewport_size(SCREENS["phone"])
+    sign_in(page, pages_server, "en@example.com", PASSWORD)
+    page.goto(f"{pages_server}/mood")
+    levels = page.get_by_role("group", name="Your mood")
+    levels.get_by_label("Okay").check()
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#toasts .toast")).to_have_text("Mood saved for today.")
+    page.get_by_role("group", name="Your mood").get_by_label("Good").check()
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#mood-month a.is-today")).to_have_class(re.compile(r"mood-level-4"))
+    expect(page.locator("#toasts .toast")).to_have_count(1)
     assert page.console_errors == []
