@@ -16,6 +16,7 @@ DOMAIN = Domain(
         "IDEA_COLOUR_INVALID": _l("Choose one of the board's colours."),
         "IDEA_BOARD_FULL": _l("The board is full: all %(cells)s places hold a note. Archive a few notes to make room."),
         "IDEA_CELL_INVALID": _l("Choose a place on the board."),
+        "IDEA_CELL_TAKEN": _l("A note is already in that place. Choose another place, or the first free one."),
         "IDEA_ARCHIVED": _l("This note is archived. Restore it to the board first."),
         "IDEA_BOARD_CHANGED": _l("The board changed while you were moving this note. Try again."),
         "IDEA_TOO_SHORT_FOR_TASK": _l("A task's name needs at least 2 characters. Add a word to the note first."),

@@ -14,6 +14,11 @@ TEXT_MAX = 500
 PALETTE = ("yellow", "pink", "green", "blue", "purple", "orange")  # stored in lower case
 
 
+def place_of(cell):
+    """A cell's (row, column), 1-based in reading order, as a person and a screen reader say it."""
+    return cell // COLUMNS + 1, cell % COLUMNS + 1
+
+
 class QuickNote(Owned, db.Model):
     """A note on the board. A live note holds a cell (0 … CELLS-1 in reading order); an archived
     note holds none, so the unique (owner, cell) pair is exactly "two live notes never share a
@@ -35,8 +40,8 @@ class QuickNote(Owned, db.Model):
     @property
     def row(self):
         """1-based, as a screen reader says it."""
-        return self.cell // COLUMNS + 1 if self.cell is not None else None
+        return place_of(self.cell)[0] if self.cell is not None else None
 
     @property
     def column(self):
-        return self.cell % COLUMNS + 1 if self.cell is not None else None
+        return place_of(self.cell)[1] if self.cell is not None else None

@@ -13,7 +13,7 @@ from werkzeug.datastructures import MultiDict
 
 from app.catalogue.dialogs import deletion_dialog, done, prefilled, quiet, refused, show_dialog
 from app.ideas import services as ideas
-from app.ideas.models import PALETTE
+from app.ideas.models import PALETTE, place_of
 from app.shared.errors import DomainError
 from app.shared.fields import UNSET
 from app.web.acting import acting_user
@@ -41,32 +41,49 @@ def _board_context(**extra):
         "cells": cells,
         "full": all(cells),
         "archived_count": len(ideas.archived(user)),
-        "colours": _colours(),
         "active": "ideas",
+        **_new_note_context([cell for cell, note in enumerate(cells) if note is None]),
         **extra,
     }
+
+
+def _new_note_context(free_cells):
+    """What the new-note form offers: the colours, and the free places (cell, row, column) a note
+    can be put on."""
+    places = [(cell, *place_of(cell)) for cell in free_cells]
+    return {"colours": _colours(), "free_places": places}
+
+
+def place_name(cell):
+    """A cell as a person names it: "row 2, column 3" (1-based, in reading order)."""
+    row, column = place_of(cell)
+    return _("row %(row)s, column %(column)s", row=row, column=column)
 
 
 @bp.get("")
 @login_required
 def index():
-    return render_page(
-        "ideas/page.html", "ideas/_board.html", **_board_context(form=MultiDict(), fields={}, error=None)
-    )
+    context = _board_context(form=MultiDict(), fields={}, error=None)
+    return render_page("ideas/page.html", "ideas/_board_redrawn.html", **context)
 
 
 @bp.post("")
 @login_required
 def create():
-    """A note typed on the page goes to the first free cell; a refusal keeps what was typed."""
+    """A note typed on the page goes to the first free cell, or to the place chosen for it; a
+    refusal keeps what was typed."""
+    user = acting_user()
+    form = request.form
     try:
-        ideas.create(acting_user(), request.form.get("text"), request.form.get("colour"))
+        ideas.create(user, form.get("text"), form.get("colour"), form.get("cell"))
     except DomainError as error:
         if is_htmx():
-            return form_refused(NEW_NOTE, error, colours=_colours())
+            return form_refused(NEW_NOTE, error, **_new_note_context(ideas.free_cells(user)))
         return form_refused("ideas/page.html", error, **_board_context())
     if is_htmx():
-        return render_template(NEW_NOTE, form=MultiDict(), fields={}, error=None, colours=_colours())
+        return render_template(
+            NEW_NOTE, form=MultiDict(), fields={}, error=None, **_new_note_context(ideas.free_cells(user))
+        )
     return redirect(url_for("ideas.index"))
 
 
@@ -107,6 +124,7 @@ def recolour(note_id):
 def move(note_id):
     """To a cell (drag and drop), or one step in a direction (arrow keys, the Move buttons)."""
     note = ideas.get(acting_user(), note_id)
+    origin = note.cell
     try:
         if "cell" in request.form:
             moved = ideas.move(acting_user(), note.id, request.form["cell"])
@@ -115,9 +133,17 @@ def move(note_id):
     except DomainError as error:
         return _refusal(error, "ideas.index")
     if is_htmx():  # where it landed, said aloud: the toasts are a live region
-        place = _("row %(row)s, column %(column)s", row=moved.row, column=moved.column)
-        trigger("toast", {"message": _("Note at %(place)s.", place=place), "kind": "success"})
+        trigger("toast", _moved_toast(moved, origin))
     return quiet("ideas.index")
+
+
+def _moved_toast(note, origin):
+    """What a move says: the note (its first words) and its new place, or that it stayed at the edge."""
+    text = note.text if len(note.text) <= 40 else note.text[:39].rstrip() + "…"
+    if note.cell == origin:
+        return {"message": _("“%(text)s” is already at the edge of the board.", text=text), "kind": "info"}
+    message = _("“%(text)s” moved to %(place)s.", text=text, place=place_name(note.cell))
+    return {"message": message, "kind": "success"}
 
 
 @bp.post("/<note_id>/archive")

@@ -53,15 +53,19 @@ def get(user, note_id):
     return owned(QuickNote, note_id, user, key="IDEA_NOT_FOUND")
 
 
-def create(user, text, colour=None):
-    """Stick a note on the first free cell. `colour` is a palette name in any letter case
-    (yellow when left out); a full board is refused with the suggestion to archive."""
+def create(user, text, colour=None, cell=None):
+    """Stick a note on the first free cell, or on `cell` when the person chose a place. `colour`
+    is a palette name in any letter case (yellow when left out); a full board is refused with the
+    suggestion to archive, a chosen place that holds a note with the suggestion to choose again."""
     problems = {}
     clean_text = _text(text, problems)
     clean_colour = _colour(colour, problems)
+    chosen = _chosen_cell(cell, problems)
     refuse_if(problems)
     note = QuickNote(user_id=user.id, text=clean_text, colour=clean_colour)
-    return _placed(user, note, lambda: db.session.add(note))
+    if chosen is None:
+        return _placed(user, note, lambda: db.session.add(note))
+    return _placed_at(user, note, chosen)
 
 
 def edit(user, note_id, text=UNSET, colour=UNSET):
@@ -222,6 +226,25 @@ def _placed(user, note, prepare):
         return note
 
 
+def _placed_at(user, note, cell):
+    """Give `note` the chosen `cell`; a note there already (or one put there meanwhile by another
+    request: the unique pair refuses it) is a refusal, never a silent move to another place."""
+    note.cell = cell
+    db.session.add(note)
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise Conflict("IDEA_CELL_TAKEN", details={"cell": "IDEA_CELL_TAKEN"}) from None
+    announce(user, "ideas")
+    return note
+
+
+def free_cells(user):
+    """The cells without a live note, in reading order: the places a new note can be put."""
+    return [cell for cell, note in enumerate(cells(user)) if note is None]
+
+
 def _first_free_cell(user):
     taken = set(
         db.session.scalars(db.select(QuickNote.cell).where(QuickNote.user_id == user.id, QuickNote.cell.is_not(None)))
@@ -245,6 +268,16 @@ def _colour(value, problems):
     if colour not in PALETTE:
         problems["colour"] = "IDEA_COLOUR_INVALID"
     return colour
+
+
+def _chosen_cell(value, problems):
+    """A place chosen for a new note; None (the first free place) when none was chosen."""
+    if value is None or not str(value).strip():
+        return None
+    cell = whole_number_from(value, CELLS - 1)
+    if cell is None:
+        problems["cell"] = "IDEA_CELL_INVALID"
+    return cell
 
 
 def _cell(value):

@@ -44,19 +44,15 @@ def mood_level_face(level):
 def index():
     """The page for a day (default today) and the month around it; htmx asks for the content only
     (picking a day, moving between months)."""
-    current = today_for(acting_user())
-    day = _day(request.args.get("day"), current)
-    context = {**_entry_context(day, current), **_month_context(request.args.get("month"), day, current)}
-    return render_page("mood/page.html", "mood/_content.html", active="mood", **context)
+    return render_page("mood/page.html", "mood/_content.html", active="mood", **_page_context())
 
 
 @bp.get("/month")
 @login_required
 def month():
-    """The month view alone: it refreshes itself when a mood is logged (here or by the assistant)."""
-    current = today_for(acting_user())
-    selected = day_from(request.args.get("day")) or current
-    return render_template("mood/_month.html", **_month_context(request.args.get("month"), selected, current))
+    """The month view alone: it refreshes itself when a mood is logged (here or by the assistant).
+    Opened as a page (a bookmark, a link in a new tab) it is the whole mood page at that month."""
+    return render_page("mood/page.html", "mood/_month.html", active="mood", **_page_context())
 
 
 @bp.post("")
@@ -85,6 +81,13 @@ def save():
         return render_template("mood/_entry.html", toast=toast, **_entry_context(saved.day, current))
     flash(toast, "success")
     return redirect(url_for("mood.index", day=None if saved.day == current else saved.day.isoformat()))
+
+
+def _page_context():
+    """The page for the asked day (default today) and month (default the day's)."""
+    current = today_for(acting_user())
+    day = _day(request.args.get("day"), current)
+    return {**_entry_context(day, current), **_month_context(request.args.get("month"), day, current)}
 
 
 def _day(value, current):

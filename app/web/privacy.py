@@ -134,9 +134,39 @@ def outbound_elsewhere(config):
             if call.service in (None, config.get("SOURCE_SEARCH"))]  # fmt: skip
 
 
+EXPORT_SECTION_NAMES = {
+    "routines": _l("Routines, with their sections and entries"),
+    "schedule": _l("Which routine runs on which day"),
+    "day_outcomes": _l("How each day ended"),
+    "entry_checks": _l("Every check and skip"),
+    "xp_days": _l("The experience points of each day"),
+    "habits": _l("Habits"),
+    "tasks": _l("Tasks"),
+    "categories": _l("Categories"),
+    "goals": _l("Goals and their progress"),
+    "notebook": _l("The study notebook's topics and pages"),
+    "notebook_blocks": _l("What the notebook's pages hold: notes, diagrams and flashcards"),
+    "study_board": _l("The study board's concepts and their connections"),
+    "notebook_sources": _l("The sources added to the notebook"),
+    "study_tutor": _l("Your questions to the tutor and its answers"),
+    "study_outputs": _l("Summaries and guides made from your sources"),
+    "study_card_drafts": _l("Flashcard drafts"),
+    "study_cycles": _l("Study cycles, with their days, subjects and blocks"),
+    "study_sessions": _l("Study sessions"),
+    "ideas": _l("Ideas board notes, archived ones included"),
+    "mood": _l("Mood levels and your private journal"),
+    "focus": _l("Focus mode steps and timer cycles"),
+    "profile": _l("Your profile and settings"),
+    "feedback": _l("The feedback you sent"),
+    "assistant": _l("Conversations with the assistant"),
+}
+"""What each export section holds, as a person names it (the file's own keys are for programs);
+tests/privacy/test_page.py fails when a domain declares a section without a name here."""
+
+
 def export_sections():
-    """The sections of the downloaded file, in its order, as the domains declare them."""
-    return [section for domain in domains.DOMAINS for section in domain.export]
+    """The sections of the downloaded file, in its order, as the domains declare them: (key, name)."""
+    return [(section, EXPORT_SECTION_NAMES[section]) for domain in domains.DOMAINS for section in domain.export]
 
 
 @bp.get("/privacy")

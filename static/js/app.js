@@ -59,6 +59,22 @@
     });
   });
 
+  // One toast per kind at a time: a newer one replaces an older one of its kind (success, error…),
+  // so quick actions say one thing each instead of stacking a column of notices. It holds for
+  // both ways a toast arrives, the "toast" event below and a fragment's out-of-band swap.
+  function keepNewestOfEachKind(region) {
+    var seen = {};
+    Array.prototype.slice.call(region.querySelectorAll(":scope > .toast")).reverse().forEach(function (toast) {
+      var kind = (toast.className.match(/\btoast-(success|error|info|warning)\b/) || [])[1] || "";
+      if (seen[kind]) toast.remove();
+      seen[kind] = true;
+    });
+  }
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var region = event.detail.target;
+    if (region && region.id === "toasts") keepNewestOfEachKind(region);
+  });
+
   // A write's confirmation: the server names it in an HX-Trigger "toast" event ({message, kind}, and
   // a `link` {href, label} to what it made elsewhere); it joins the #toasts live region, so screen
   // readers hear it, and leaves by itself.
@@ -81,6 +97,7 @@
       toast.classList.add("toast-lasting"); // a link needs time to be reached: it stays put, and longer
     }
     region.appendChild(toast);
+    keepNewestOfEachKind(region);
     window.setTimeout(function () { toast.remove(); }, detail.link ? 12000 : detail.kind === "error" ? 8000 : 5000);
   });
 

@@ -65,7 +65,7 @@ def test_a_note_typed_in_place_moves_by_keyboard_and_becomes_a_task(page, ideas_
     page.keyboard.press("Alt+ArrowDown")
     moved = page.get_by_role("article", name="Note at row 2, column 2")
     expect(moved).to_be_focused()
-    expect(page.locator("#toasts")).to_contain_text("Note at row 2, column 2.")
+    expect(page.locator("#toasts")).to_contain_text("“Renew the passport before June” moved to row 2, column 2.")
 
     moved.drag_to(page.locator('.idea-cell[data-cell="8"]'))  # row 2, column 3
     moved = page.get_by_role("article", name="Note at row 2, column 3")

@@ -89,10 +89,10 @@ def test_a_note_moves_by_direction_or_to_a_cell_and_says_where_it_landed(app, si
         note_id = a_note(user, "Mover").id
         a_note(user, "Neighbour")
     stepped = signed_in.post(f"/ideas/{note_id}/move", data={"direction": "right"}, headers=hx(signed_in))
-    assert stepped.status_code == 204 and toast_of(stepped) == "Note at row 1, column 2."
+    assert stepped.status_code == 204 and toast_of(stepped) == "“Mover” moved to row 1, column 2."
     assert notes_of(app, user_id) == {"Mover": (1, "yellow", False), "Neighbour": (0, "yellow", False)}
     dropped = signed_in.post(f"/ideas/{note_id}/move", data={"cell": "13"}, headers=hx(signed_in))
-    assert dropped.status_code == 204 and toast_of(dropped) == "Note at row 3, column 2."
+    assert dropped.status_code == 204 and toast_of(dropped) == "“Mover” moved to row 3, column 2."
     off_board = signed_in.post(f"/ideas/{note_id}/move", data={"cell": "99"}, headers=hx(signed_in))
     assert off_board.status_code == 422 and "toast-error" in off_board.get_data(as_text=True)
     assert off_board.headers["HX-Reswap"] == "none"
@@ -224,3 +224,65 @@ def test_the_demo_board_has_notes_in_several_colours_and_one_archived(demo_accou
     assert len(board) >= 5 and len({note.colour for note in board}) >= 4 and len(put_away) == 1
     assert [note.cell for note in board] == list(range(len(board)))
     assert db.session.scalar(db.select(db.func.count()).select_from(QuickNote)) == len(board) + 1
+
+
+def test_a_step_off_the_board_s_edge_says_the_note_stays_there(app, signed_in, user_id):
+    with as_user(app, user_id) as user:
+        note_id = a_note(user, "A long thought that goes on and on past forty characters").id
+    stayed = signed_in.post(f"/ideas/{note_id}/move", data={"direction": "up"}, headers=hx(signed_in))
+    trigger = json.loads(stayed.headers["HX-Trigger"])["toast"]
+    assert trigger == {"message": "“A long thought that goes on and on past…” is already at the edge of the board.",
+                       "kind": "info"}  # fmt: skip
+    assert notes_of(app, user_id)["A long thought that goes on and on past forty characters"][0] == 0
+
+
+def test_a_new_note_goes_to_the_place_chosen_for_it(app, signed_in, user_id):
+    added = signed_in.post("/ideas", data={"text": "Over here", "cell": "9"}, headers=hx(signed_in))
+    assert added.status_code == 200 and toast_of(added) == "Note added to the board."
+    assert notes_of(app, user_id) == {"Over here": (9, "yellow", False)}
+    form = added.get_data(as_text=True)
+    assert '<option value="0">Row 1, column 1</option>' in form and '<option value="9">' not in form
+
+
+def test_a_place_that_holds_a_note_is_refused_and_the_text_kept(app, signed_in, user_id):
+    with as_user(app, user_id) as user:
+        a_note(user, "Already here")
+    refused = signed_in.post("/ideas", data={"text": "Wants row 1", "cell": "0"}, headers=hx(signed_in))
+    body = refused.get_data(as_text=True)
+    assert refused.status_code == 409 and "A note is already in that place." in body and "Wants row 1" in body
+    assert notes_of(app, user_id) == {"Already here": (0, "yellow", False)}
+
+
+@pytest.mark.parametrize("cell", ["48", "-1", "²", "row one"])
+def test_a_chosen_place_off_the_board_is_refused_beside_the_place_field(app, signed_in, user_id, cell):
+    refused = signed_in.post("/ideas", data={"text": "Nowhere", "cell": cell}, headers=hx(signed_in))
+    body = refused.get_data(as_text=True)
+    assert refused.status_code == 422 and 'id="cell-error"' in body and "Choose a place on the board." in body
+    assert notes_of(app, user_id) == {}
+
+
+def test_the_place_picker_offers_only_the_free_places(app, signed_in, user_id):
+    with as_user(app, user_id) as user:
+        a_note(user, "Taken")
+    page = signed_in.get("/ideas").get_data(as_text=True)
+    assert '<option value="">First free place</option>' in page
+    assert '<option value="0">' not in page and '<option value="1">Row 1, column 2</option>' in page
+    assert page.count("<option value=") == CELLS  # the first free place, and 47 free cells
+
+
+def test_the_board_redrawn_brings_the_free_places_out_of_band(app, signed_in, user_id):
+    with as_user(app, user_id) as user:
+        a_note(user, "Taken")
+    redrawn = signed_in.get("/ideas", headers=hx(signed_in)).get_data(as_text=True)
+    assert 'data-testid="idea-board"' in redrawn and "<h1>" not in redrawn
+    assert '<select id="new-note-place" name="cell" data-testid="new-note-place"  hx-swap-oob="true">' in redrawn
+    assert '<option value="0">' not in redrawn and '<option value="1">Row 1, column 2</option>' in redrawn
+    page = signed_in.get("/ideas").get_data(as_text=True)
+    assert page.count('<select id="new-note-place"') == 1 and 'data-testid="new-note-place"  hx-swap-oob' not in page
+
+
+def test_an_empty_board_says_where_the_first_note_goes(app, signed_in, user_id):
+    assert "No notes yet. Your first note goes to row 1, column 1" in signed_in.get("/ideas").get_data(as_text=True)
+    with as_user(app, user_id) as user:
+        a_note(user, "Now there is one")
+    assert "No notes yet" not in signed_in.get("/ideas").get_data(as_text=True)

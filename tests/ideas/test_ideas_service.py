@@ -299,3 +299,17 @@ def test_a_move_onto_a_cell_filled_meanwhile_is_refused_and_changes_nothing(ana,
     assert refused.value.key == "IDEA_BOARD_CHANGED"
     db.session.expire_all()
     assert live_cells(ana) == {"Mover": 0, "Newcomer": 5}  # … and the database keeps them apart
+
+
+def test_a_note_put_in_a_chosen_free_place_stays_there(ana):
+    note = ideas.create(ana, "Here, please", cell=10)
+    assert (note.row, note.column) == (2, 5)
+    assert ideas.create(ana, "Anywhere").cell == 0  # the first free place is still the first
+
+
+def test_a_chosen_place_that_holds_a_note_is_refused_not_moved(ana):
+    ideas.create(ana, "First")
+    with pytest.raises(Conflict) as refused:
+        ideas.create(ana, "Second", cell="0")
+    assert refused.value.key == "IDEA_CELL_TAKEN" and refused.value.details == {"cell": "IDEA_CELL_TAKEN"}
+    assert [note.text for note in ideas.board(ana)] == ["First"]

@@ -133,3 +133,15 @@ def test_another_user_s_day_shows_only_ana_s_own_empty_form(app, signed_in, othe
     for url in ("/mood", f"/mood?day={current.isoformat()}", "/mood/month"):
         page = signed_in.get(url).get_data(as_text=True)
         assert "Bruno" not in page and "mood-day mood-level" not in page and 'value="1" checked' not in page
+
+
+def test_the_month_opened_as_a_page_is_the_whole_mood_page_at_that_month(app, signed_in, user_id):
+    """A bookmark or a new tab on /mood/month gets the styled page, not the fragment htmx swaps."""
+    with as_user(app, user_id) as ana:
+        current = today_for(ana)
+    previous = current.replace(day=1) - timedelta(days=1)
+    page = signed_in.get(f"/mood/month?month={previous.strftime('%Y-%m')}").get_data(as_text=True)
+    assert page.startswith("<!doctype html>") and 'class="app-shell"' in page and "<h1>Mood</h1>" in page
+    assert 'data-testid="mood-entry"' in page and f'data-testid="mood-day-{previous.isoformat()}"' in page
+    fragment = signed_in.get(f"/mood/month?month={previous.strftime('%Y-%m')}", headers=HTMX).get_data(as_text=True)
+    assert fragment.lstrip().startswith('<section id="mood-month"') and "app-shell" not in fragment

@@ -96,11 +96,18 @@ def test_the_source_search_named_is_the_one_the_settings_choose(client):
     )
 
 
-def test_the_export_sections_named_are_the_declared_ones(client):
+def test_every_declared_export_section_has_a_name_a_person_reads():
+    declared = {section for domain in domains.DOMAINS for section in domain.export}
+    assert set(privacy.EXPORT_SECTION_NAMES) == declared
+
+
+def test_the_export_sections_named_are_the_declared_ones_in_words_not_keys(client):
     page = client.get("/privacy").get_data(as_text=True)
     declared = [section for domain in domains.DOMAINS for section in domain.export]
-    shown = re.findall(r"<code>(\w+)</code>", page.split('data-testid="privacy-yours"', 1)[1])
-    assert shown == declared
+    yours = page.split('data-testid="privacy-yours"', 1)[1]
+    assert re.findall(r'data-section="(\w+)"', yours) == declared
+    assert "<code>" not in yours  # the file's keys (study_sessions, xp_days …) are for programs
+    assert ">Study sessions</li>" in yours and ">Mood levels and your private journal</li>" in yours
 
 
 def test_signed_out_it_is_a_public_page_and_signed_in_it_offers_export_and_deletion(app, signed_in):
@@ -119,6 +126,7 @@ def test_the_page_reads_in_portuguese(app):
     sign_in(reader, email="rita@example.com")
     page = reader.get("/privacy").get_data(as_text=True)
     assert "Privacidade" in page and "O que uma mensagem ao assistente leva" in page
+    assert ">Sessões de estudo</li>" in page and ">Níveis de humor e seu diário privado</li>" in page
 
 
 def test_sign_up_the_shell_and_the_assistant_panel_link_to_it(app, signed_in):

@@ -40,6 +40,20 @@
     }
   });
 
+  // The board's redraw brings the new-note form's free places again: a place already chosen stays
+  // chosen while it is still free.
+  var chosenPlace = "";
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    if (event.detail.target && event.detail.target.id === "new-note-place") chosenPlace = event.detail.target.value;
+  });
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    var places = document.getElementById("new-note-place");
+    if (!places || !chosenPlace) return;
+    var option = places.querySelector('option[value="' + chosenPlace + '"]');
+    if (option) option.selected = true;
+    chosenPlace = "";
+  });
+
   var dragged = null;
   document.addEventListener("dragstart", function (event) {
     var note = event.target.closest && event.target.closest("[data-note-id]");
