@@ -134,3 +134,8 @@ def test_figures_use_the_page_s_face_with_tabular_numerals(page, day_server):
         figure = page.get_by_test_id(testid).first
         assert figure.evaluate("element => getComputedStyle(element).fontFamily") == body_face, testid
         assert "tabular-nums" in figure.evaluate("element => getComputedStyle(element).fontVariantNumeric"), testid
+    page.goto(f"{day_server}/routines")  # the routines' levels and XP too: one face across the app
+    faces = page.locator(".mono, .chip-xp, .chip-time").evaluate_all(
+        "elements => elements.map(element => getComputedStyle(element).fontFamily)"
+    )
+    assert faces and set(faces) == {body_face}
