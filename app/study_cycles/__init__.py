@@ -44,14 +44,14 @@ DOMAIN = Domain(
             "Add minutes, remove a subject, or lower the minutes set by hand."
         ),
         "STUDY_LARGEST_BLOCK_INVALID": _l("Choose a largest block from 5 to 240 minutes, in steps of 5."),
-        "STUDY_MODE_INVALID": _l("Choose Time or Goal."),
+        "STUDY_MODE_INVALID": _l("Choose how a block ends: when its minutes are studied, or when you reach a concept."),
         "STUDY_BLOCK_NOT_FOUND": _l("This cycle has blocks 1 to %(last)s. Choose one of those numbers."),
         "STUDY_BLOCK_OVER_LARGEST": _l("A block of this cycle holds at most %(largest)s minutes."),
         "STUDY_BLOCK_MODE_CONTRADICTION": _l(
-            "A block with a concept is a Goal block: Time with a concept contradicts itself."
+            "A block that ends when you reach a concept can't also end when its minutes are studied. Choose one."
         ),
         "STUDY_CONCEPT_OUTSIDE_SUBJECT": _l(
-            "“%(concept)s” is not a page inside “%(subject)s”. Choose a page inside the subject, or Next."
+            "“%(concept)s” is not a page inside “%(subject)s”. Choose a page inside the subject, or the next concept on the board."
         ),
         "STUDY_SESSION_NOT_FOUND": _l("We couldn't find that study session. It may have been deleted."),
         "STUDY_SESSION_MINUTES_INVALID": _l("Enter from 1 to 600 minutes."),
