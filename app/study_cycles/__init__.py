@@ -51,7 +51,8 @@ DOMAIN = Domain(
             "A block that ends when you reach a concept can't also end when its minutes are studied. Choose one."
         ),
         "STUDY_CONCEPT_OUTSIDE_SUBJECT": _l(
-            "“%(concept)s” is not a page inside “%(subject)s”. Choose a page inside the subject, or the next concept on the board."
+            "“%(concept)s” is not a page inside “%(subject)s”. "
+            "Choose a page inside the subject, or the next concept on the board."
         ),
         "STUDY_SESSION_NOT_FOUND": _l("We couldn't find that study session. It may have been deleted."),
         "STUDY_SESSION_MINUTES_INVALID": _l("Enter from 1 to 600 minutes."),
