@@ -22,6 +22,7 @@ DOMAIN = Domain(
     not_exported={
         "study_passages": "cut from each source's text, which is exported; the split rebuilds them",
         "study_passage_vectors": "computed from the passages by the embeddings endpoint, which rebuilds them",
+        "study_search_suggestions": "Google's suggestions for a recent web search, kept a day for their frame",
     },
     ids={
         "topic_id": "study_topics",
@@ -29,10 +30,12 @@ DOMAIN = Domain(
         "page_block_id": "study_page_blocks",
         "node_id": "study_board_nodes",
         "source_id": "study_sources",
+        "suggestions_id": "study_search_suggestions",
     },
     errors={
         "NOTEBOOK_TOPIC_NOT_FOUND": _l("We couldn't find that topic. It may have been deleted."),
         "NOTEBOOK_PAGE_NOT_FOUND": _l("We couldn't find that page. It may have been deleted."),
+        "NOTEBOOK_SEARCH_SUGGESTIONS_NOT_FOUND": _l("These search suggestions are gone. Search again."),
         "NOTEBOOK_PAGE_NOT_FOUND_BY_TITLE": _l(
             "No page is called “%(ref)s”. Your topics: %(topics)s. Use a page's exact title or its id."
         ),

@@ -332,6 +332,32 @@ def diagram_frame():
     return render_template("notebook/diagram_frame.html"), 200, headers
 
 
+# Google's Search Suggestions of a search with Gemini: their own styles, and links that open a
+# tab of their own; no script, and framed by the app's own pages only.
+SUGGESTIONS_FRAME_POLICY = "; ".join(
+    (
+        "default-src 'none'",
+        "style-src 'unsafe-inline'",
+        "img-src data: https:",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'self'",
+        "sandbox allow-popups allow-popups-to-escape-sandbox",
+    )
+)
+
+
+@bp.get("/search-suggestions/<suggestions_id>")
+@login_required
+def search_suggestions(suggestions_id):
+    """The Search Suggestions a search with Gemini answered, beside its results, as Google gave
+    them (its terms ask for them unchanged): in a frame of their own, since they carry their own
+    styles, which the app's pages allow nowhere."""
+    html = web_sources.suggestions(acting_user(), suggestions_id)
+    headers = {"Content-Security-Policy": SUGGESTIONS_FRAME_POLICY, "X-Frame-Options": "SAMEORIGIN"}
+    return render_template("notebook/search_suggestions_frame.html", html=html), 200, headers
+
+
 # Review --------------------------------------------------------------------------------------
 
 
@@ -733,11 +759,11 @@ def search_web_sources(page_id):
     page = notebook.get_page(acting_user(), page_id)
     query = request.args.get("q", "")
     try:
-        candidates, error = web_sources.find(acting_user(), page.id, query), None
+        found, error = web_sources.find(acting_user(), page.id, query), None
     except DomainError as refusal:
-        candidates, error = [], refusal
-    context = {"page": page, "web_query": query[: web_sources.QUERY_MAX_CHARS], "candidates": candidates,
-               "web_error": error}  # fmt: skip
+        found, error = web_sources.Found([]), refusal
+    context = {"page": page, "web_query": query[: web_sources.QUERY_MAX_CHARS], "candidates": found.candidates,
+               "suggestions_id": found.suggestions_id, "web_error": error}  # fmt: skip
     status = error.status if error else 200
     return render_page(SEARCH_PAGE, WEB_RESULTS, status=status, active="notebook", web_searched=True, **context)
 

@@ -9,7 +9,9 @@ Two services, chosen by SOURCE_SEARCH, the design's two options:
   found, grounded in it: the pages are the grounding metadata's chunks (`web.uri`, `web.title`),
   and what is said of each is the text of the supports that cite it. A chunk's address is Google's
   redirect to the page, which lasts a few weeks, so the page's own address is read from it (its
-  `Location`, never its body) before it is proposed.
+  `Location`, never its body) before it is proposed. Gemini also answers Google's Search
+  Suggestions (`searchEntryPoint.renderedContent`), which Google's terms ask to be shown as they
+  are beside the results: they are kept for a frame of their own (`suggestions`).
 
 Off unless the chosen service's key is set; the sources panel then says so. The call goes to the
 service's own address, outside the chat chain and its blocklist, and the privacy page names it.
@@ -18,6 +20,7 @@ that fails says how (its quota, this server's key, its time), and the typed word
 """
 
 import logging
+from datetime import timedelta
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
@@ -28,10 +31,14 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook import sources
+from app.notebook.models.sources import SearchSuggestions
 from app.shared.errors import DomainError
 from app.shared.fields import refuse_if
+from app.shared.models import utcnow
+from app.shared.ownership import owned
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +60,7 @@ GEMINI_INSTRUCTION = (
 # a 400 with the reason API_KEY_INVALID).
 QUOTA_STATUSES = {429, 432, 433}
 KEY_STATUSES = {401, 403}
+SUGGESTIONS_KEPT = timedelta(days=1)  # the frame loads right after the search; a day covers a reload
 
 
 class SearchUnavailable(DomainError):
@@ -68,6 +76,11 @@ class Candidate(NamedTuple):
     text: str  # what the source would hold: the page's text, else the snippet
 
 
+class Found(NamedTuple):
+    candidates: list[Candidate]
+    suggestions_id: object = None  # Google's Search Suggestions to show beside them (Gemini only)
+
+
 def service():
     """The configured search service: "tavily" or "gemini"."""
     return current_app.config["SOURCE_SEARCH"]
@@ -79,7 +92,7 @@ def configured():
 
 
 def find(user, page_id, query):
-    """Candidate sources on the web for `query`, the most relevant first."""
+    """Candidate sources on the web for `query`, the most relevant first (a `Found`)."""
     notebook.get_page(user, page_id)
     if not configured():
         raise SearchUnavailable("NOTEBOOK_WEB_SEARCH_OFF")
@@ -88,8 +101,28 @@ def find(user, page_id, query):
         refuse_if({"q": "NOTEBOOK_WEB_QUERY_REQUIRED"})
     if len(words) > QUERY_MAX_CHARS:
         refuse_if({"q": "NOTEBOOK_SEARCH_TOO_LONG"})
-    search = _gemini if service() == "gemini" else _tavily
-    return search(words, current_app.config)
+    if service() != "gemini":
+        return Found(_tavily(words, current_app.config))
+    candidates, suggestions = _gemini(words, current_app.config)
+    return Found(candidates, _keep_suggestions(user, suggestions) if suggestions else None)
+
+
+def suggestions(user, suggestions_id):
+    """The Search Suggestions' HTML kept for the user's search (another user's is not found)."""
+    return owned(SearchSuggestions, suggestions_id, user, key="NOTEBOOK_SEARCH_SUGGESTIONS_NOT_FOUND").html
+
+
+def _keep_suggestions(user, html):
+    """Keep a search's Search Suggestions for its frame, letting go of the user's older ones."""
+    db.session.execute(
+        db.delete(SearchSuggestions).where(
+            SearchSuggestions.user_id == user.id, SearchSuggestions.created_at < utcnow() - SUGGESTIONS_KEPT
+        )
+    )
+    kept = SearchSuggestions(user_id=user.id, html=html)
+    db.session.add(kept)
+    db.session.commit()
+    return kept.id
 
 
 def _tavily(words, config):
@@ -138,7 +171,15 @@ def _gemini(words, config):
         raise _failed("NOTEBOOK_WEB_SEARCH_FAILED", error) from error
     finally:
         client.close()
-    return grounded_candidates(response)
+    return grounded_candidates(response), search_suggestions(response)
+
+
+def search_suggestions(response):
+    """Google's Search Suggestions in Gemini's answer (HTML), or None when it searched nothing."""
+    candidate = (response.candidates or [None])[0]
+    metadata = candidate.grounding_metadata if candidate is not None else None
+    entry = metadata.search_entry_point if metadata is not None else None
+    return (entry.rendered_content or None) if entry is not None else None
 
 
 def grounded_candidates(response):

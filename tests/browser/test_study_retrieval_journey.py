@@ -4,6 +4,8 @@ embedding says it will be retried; sources found on the web are added by a butto
 candidate marked added, the new source in the list) — at 390 and 1280 px, by keyboard, in
 English and Portuguese, with no console error; and a server without a search key says so."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -167,6 +169,11 @@ def test_gemini_with_google_search_proposes_the_pages_it_found_in_the_same_panel
     candidates = page.get_by_test_id("web-candidate")
     expect(candidates).to_have_count(2)
     expect(candidates.first).to_contain_text("The encyclopedia article on photosynthesis covers its history")
+    # Google's Search Suggestions above them, drawn with their own styles in their own frame
+    chip = page.frame_locator('[data-testid="search-suggestions"]').get_by_role("link", name="photosynthesis")
+    expect(chip).to_have_attribute("href", re.compile(r"^https://www\.google\.com/search\?q=photosynthesis&"))
+    assert chip.evaluate("link => getComputedStyle(link).borderRadius") == "16px"
+    assert page.get_by_test_id("search-suggestions").bounding_box()["height"] <= 64
     candidates.first.get_by_role("button", name="Add “wikipedia.org” to this page").click()
     expect(page.locator("#toasts")).to_contain_text("“wikipedia.org” added to this page's sources.")
     expect(page.get_by_test_id("source").filter(has_text="wikipedia.org")).to_contain_text("en.wikipedia.org")

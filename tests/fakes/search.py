@@ -15,7 +15,9 @@ import math
 import re
 import unicodedata
 from array import array
+from html import escape
 from typing import Any
+from urllib.parse import quote_plus
 
 DIMENSIONS = 1024
 STEM = 5
@@ -105,6 +107,27 @@ def default_grounding(query: str) -> list[dict]:
     ]
 
 
+def search_suggestions_html(query: str) -> str:
+    """Google's Search Suggestions as `searchEntryPoint.renderedContent` carries them: a <style>
+    of its own, then a headline and a carousel of chips, each a link to Google's results for one
+    of `webSearchQueries` (the shape of public recordings, e.g. aaronlifton/.config's
+    lua/util/model/metadata.lua, and ai.google.dev's "Use Google Search Suggestions")."""
+    link = "https://www.google.com/search?q=" + quote_plus(query) + "&client=app-vertex-grounding&safesearch=active"
+    return (
+        "<style>\n.container {\n  align-items: center;\n  border-radius: 8px;\n  display: flex;\n"
+        "  font-family: Google Sans, Roboto, sans-serif;\n  font-size: 14px;\n  line-height: 20px;\n"
+        "  padding: 8px 12px;\n}\n.chip {\n  display: inline-block;\n  border: solid 1px;\n"
+        "  border-radius: 16px;\n  min-width: 14px;\n  padding: 5px 16px;\n  text-align: center;\n"
+        "  user-select: none;\n  margin: 0 8px;\n}\n.carousel {\n  overflow: auto;\n  scrollbar-width: none;\n"
+        "  white-space: nowrap;\n  margin-right: -12px;\n}\n</style>\n"
+        '<div class="container">\n  <div class="headline">\n'
+        '    <svg class="logo-light" width="18" height="18" viewBox="9 9 35 35" fill="none" '
+        'xmlns="http://www.w3.org/2000/svg"><path d="M42.8622 27.0064C42.8622 25.7839 42.7525 24.6084 '
+        '42.5487 23.4799H26.3109V30.1568H35.5897" fill="#4285F4"/></svg>\n  </div>\n'
+        f'  <div class="carousel">\n    <a class="chip" href="{link}">{escape(query)}</a>\n  </div>\n</div>\n'
+    )
+
+
 def gemini_grounded_answer(pages: list[dict], query: str, model: str, redirect_base: str) -> dict:
     """`generateContent`'s answer with grounding: one sentence per page, each supported by its
     page, then one closing sentence supported by all of them."""
@@ -123,7 +146,7 @@ def gemini_grounded_answer(pages: list[dict], query: str, model: str, redirect_b
         supports.append({"segment": segment, "groundingChunkIndices": cited})
     chunks = [{"web": {"uri": redirect_base + _token(page["url"]), "title": page["title"]}} for page in pages]
     metadata = {
-        "searchEntryPoint": {"renderedContent": '<style>.container{display:flex}</style><div class="container"></div>'},
+        "searchEntryPoint": {"renderedContent": search_suggestions_html(query)},
         "groundingChunks": chunks,
         "groundingSupports": supports,
         "webSearchQueries": [query],

@@ -8,16 +8,21 @@ The same failures from Tavily are told apart the same way."""
 import html
 import json
 import re
+from datetime import timedelta
 
 import pytest
 
 from app import create_app
 from app.config import ConfigError
+from app.extensions import db
 from app.notebook import services as notebook
 from app.notebook import sources
+from app.notebook.models.sources import SearchSuggestions
+from app.shared.models import utcnow
 from tests.builders import as_user
 from tests.conftest import hx, settings_for_tests
 from tests.fakes import Reply
+from tests.fakes.search import search_suggestions_html
 from tests.notebook.conftest import GEMINI_SEARCH, TAVILY
 
 KEY_NOT_VALID = {
@@ -90,6 +95,52 @@ def test_candidates_are_the_pages_gemini_grounded_its_answer_in(signed_in, page_
     assert call.body["tools"] == [{"googleSearch": {}}]
     assert call.body["contents"] == [{"role": "user", "parts": [{"text": "photosynthesis basics"}]}]
     assert "Search the web" in json.dumps(call.body["systemInstruction"])  # only the typed words are the student's
+
+
+def suggestions_frame(body):
+    """The address of the Search Suggestions' frame in a results panel."""
+    found = re.search(r'<iframe class="search-suggestions" src="([^"]+)"\s+sandbox="([^"]+)"', body)
+    assert found, "the results show no Search Suggestions"
+    return found.group(1), found.group(2)
+
+
+def test_google_s_search_suggestions_are_shown_as_gemini_gave_them_in_a_frame_of_their_own(
+    app, signed_in, page_id, gemini_search_on
+):
+    body = search(signed_in, page_id, "photosynthesis basics").get_data(as_text=True)
+    address, sandbox = suggestions_frame(body)
+    assert sandbox == "allow-popups allow-popups-to-escape-sandbox"  # no script; its links open a tab
+    frame = signed_in.get(address)
+    assert frame.status_code == 200
+    shown = frame.get_data(as_text=True)
+    assert search_suggestions_html("photosynthesis basics") in shown  # as Gemini gave it, as Google's terms ask
+    assert 'href="https://www.google.com/search?q=photosynthesis+basics' in shown and '<base target="_blank">' in shown
+    policy = frame.headers["Content-Security-Policy"]
+    assert "style-src 'unsafe-inline'" in policy and "script-src" not in policy and "default-src 'none'" in policy
+    assert "frame-ancestors 'self'" in policy and frame.headers["X-Frame-Options"] == "SAMEORIGIN"
+    # the app's own pages still allow no inline style
+    assert "unsafe-inline" not in signed_in.get(f"/notebook/pages/{page_id}").headers["Content-Security-Policy"]
+
+
+def test_another_user_s_search_suggestions_are_not_found(signed_in, other_signed_in, page_id, gemini_search_on):
+    address, _sandbox = suggestions_frame(search(signed_in, page_id, "photosynthesis basics").get_data(as_text=True))
+    assert other_signed_in.get(address).status_code == 404
+    assert signed_in.get(address.rsplit("/", 1)[0] + "/not-an-id").status_code == 404
+
+
+def test_tavily_results_have_no_search_suggestions(signed_in, page_id, web_search_on):
+    body = search(signed_in, page_id, "photosynthesis basics").get_data(as_text=True)
+    assert 'data-testid="web-candidate"' in body and "search-suggestions" not in body
+
+
+def test_a_day_old_search_s_suggestions_are_let_go_at_the_next_search(app, signed_in, user_id, page_id,
+                                                                     gemini_search_on):  # fmt: skip
+    first, _sandbox = suggestions_frame(search(signed_in, page_id, "photosynthesis").get_data(as_text=True))
+    with app.app_context():
+        db.session.execute(db.update(SearchSuggestions).values(created_at=utcnow() - timedelta(days=1, minutes=1)))
+        db.session.commit()
+    second, _sandbox = suggestions_frame(search(signed_in, page_id, "chlorophyll").get_data(as_text=True))
+    assert signed_in.get(first).status_code == 404 and signed_in.get(second).status_code == 200
 
 
 def test_accepting_a_gemini_candidate_keeps_the_page_s_site(app, signed_in, user_id, page_id, gemini_search_on):

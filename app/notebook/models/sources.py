@@ -105,6 +105,17 @@ class PassageVector(db.Model):
     vector: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+class SearchSuggestions(Owned, db.Model):
+    """Google's Search Suggestions for one search with Gemini: the HTML Gemini answered with
+    (`searchEntryPoint.renderedContent`), which Google's terms ask to be shown as it is beside
+    what the search found. It is kept for the frame that shows it (app/notebook/routes.py), which
+    the results load right after the search, and is let go a day later."""
+
+    __tablename__ = "study_search_suggestions"
+
+    html: Mapped[str] = mapped_column(Text)
+
+
 SQLITE_SEARCH = (
     f"CREATE VIRTUAL TABLE {SEARCH_TABLE} USING fts5(text, content='study_passages', content_rowid='id', "
     "tokenize='unicode61 remove_diacritics 2')",
