@@ -24,6 +24,16 @@ def test_create_quick_note_takes_the_first_free_cell_and_returns_the_new_id(ana)
     assert outcome.result == {"id": str(note.id), "text": "Ask Rui about the bike trip", "colour": "orange"}
 
 
+def test_create_quick_note_takes_the_row_and_column_the_person_named_and_refuses_a_taken_one(ana):
+    outcome = run(ana, "createQuickNote", text="Call the plumber", row=2, column=3)
+    assert outcome.error_key is None
+    assert db.session.get(QuickNote, ideas.get(ana, outcome.result["id"]).id).cell == 8  # row 2, column 3
+    taken = run(ana, "createQuickNote", text="Buy stamps", row=2, column=3)
+    assert taken.error_key and "Buy stamps" not in [note.text for note in ideas.newest_first(ana)]
+    off_the_board = run(ana, "createQuickNote", text="Buy stamps", row=9, column=1)
+    assert off_the_board.error_key == "INVALID_ARGUMENTS" and "row" in str(off_the_board.result)
+
+
 def test_create_quick_note_is_a_write_whose_card_links_to_the_board():
     tool = registry.REGISTRY["createQuickNote"]
     assert (tool.kind, tool.domain, tool.page) == ("write", "ideas", "/ideas")
