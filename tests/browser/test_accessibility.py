@@ -12,6 +12,7 @@ is fetched at test time. Every violation found is printed with its page and elem
 """
 
 import re
+from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -97,6 +98,19 @@ def reached_paths(page, base_url):
         assert matching, f"no link matching {pattern} on {start}"
         paths.extend(matching[:how_many])
     return paths
+
+
+def test_the_profile_s_dark_theme_is_the_system_s_dark_theme():
+    """The pages are checked in the system's dark (`color_scheme`); a profile set to "dark" gets the
+    same tokens from its own block of app.css, so what axe passed holds for it too."""
+    css = (Path(__file__).parents[2] / "static/css/app.css").read_text()
+    system = re.search(r'@media \(prefers-color-scheme: dark\) \{\s*:root\[data-theme="system"\] \{([^}]*)\}', css)
+    profile = re.search(r':root\[data-theme="dark"\] \{([^}]*)\}', css)
+
+    def tokens(block):
+        return sorted(declaration.strip() for declaration in block.group(1).split(";") if declaration.strip())
+
+    assert system and profile and tokens(system) == tokens(profile)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
