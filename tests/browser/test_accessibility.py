@@ -20,7 +20,8 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from tests.browser.conftest import serve, sign_in
+from tests.browser.conftest import mistral_at, serve, sign_in
+from tests.fakes import FakeProviders
 
 pytestmark = pytest.mark.browser
 
@@ -38,10 +39,22 @@ AXE = Axe()
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The demo account's app, served; yields (base URL, email, password, the pages to visit)."""
+def fake():
+    with FakeProviders() as providers:
+        yield providers
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, fake):
+    """The demo account's app, its chain at the wire fake (so the assistant is on and the chain's
+    states show, as in production), served; yields (base URL, email, password, the pages)."""
     database = tmp_path_factory.mktemp("axe") / "demo.sqlite3"
-    app = create_app("test", SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", RATELIMIT_STORAGE_URI="memory://")
+    app = create_app(
+        "test",
+        SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}",
+        RATELIMIT_STORAGE_URI="memory://",
+        LLM_ENV=mistral_at(fake),
+    )
     with app.app_context():
         db.create_all()
     email, password = app.config["DEMO_EMAIL"], app.config["DEMO_PASSWORD"]
@@ -180,7 +193,7 @@ def test_dialogs_menus_and_the_assistant_open_without_errors_or_violations(brows
         open_each_dialog_and_menu(page, found)
     page.goto(f"{base_url}/dashboard")
     page.locator("[data-agent-open]:visible").first.click()
-    expect(page.locator("#composer-input")).to_be_visible()  # disabled here: no model is configured
+    expect(page.locator("#composer-input")).to_be_focused()
     page.wait_for_load_state("networkidle")
     found.extend(f"/dashboard assistant: {line}" for line in blocking_violations(page, "#agent-panel"))
     context.close()
