@@ -7,13 +7,15 @@ BIN := $(VENV)/bin
 # pass its own PostgreSQL and Redis databases (tests/conftest.py). The benches' smoke runs
 # (marker `bench`) are in the first pass only.
 TEST_WORKERS ?= 2
+# `make run`'s port, as the Procfile's web line takes $PORT: `PORT=5123 make run`.
+PORT ?= 5000
 export FLASK_APP := wsgi
 
 .PHONY: run test setup lint translations migrate clean
 
 run: setup migrate
 	$(BIN)/flask seed-demo
-	$(BIN)/flask run --host 127.0.0.1 --port 5000
+	BEYOU_PUBLIC_URL=$${BEYOU_PUBLIC_URL:-http://127.0.0.1:$(PORT)} $(BIN)/flask run --host 127.0.0.1 --port $(PORT)
 
 test: setup
 	$(BIN)/ruff check .

@@ -1,4 +1,12 @@
-"""A real server on 127.0.0.1 and a real headless Chromium (Debian's, at /usr/bin/chromium)."""
+"""A real server on 127.0.0.1 and a real headless Chromium (Debian's, at /usr/bin/chromium).
+
+Every browser test fails on any console error or uncaught page error in any of its pages, during
+the whole test and not only on load (`watch_the_console`): a policy refusal or a broken script
+after a click is a bug even when the journey's assertions pass. A test that provokes an error on
+purpose (a refused form's 422 that Chromium notes) declares it with
+`@pytest.mark.console_errors_expected("... 422 (UNPROCESSABLE ENTITY)")`: each argument is a piece
+of text an allowed error contains.
+"""
 
 import os
 import re
@@ -34,6 +42,57 @@ def serve(app):
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "console_errors_expected(*texts): the console errors this browser test provokes on purpose "
+        "(each a piece of the error's text); any other console or page error fails it",
+    )
+
+
+def _watch(context, errors):
+    """Note every console error and uncaught page error of every page `context` opens."""
+
+    def console(message):
+        if message.type == "error":
+            where = message.page.url if message.page else "?"
+            errors.append(f"console error on {where}: {message.text}")
+
+    def page_error(web_error):
+        where = web_error.page.url if web_error.page else "?"
+        errors.append(f"page error on {where}: {web_error.error.message}")
+
+    context.on("console", console)
+    context.on("weberror", page_error)
+    return context
+
+
+CONSOLE_ERRORS = pytest.StashKey[list]()
+
+
+@pytest.fixture(autouse=True)
+def watch_the_console(request, monkeypatch):
+    """Every context a browser test opens (its `page`, or its own `browser.new_context()`) is
+    watched; `pytest_runtest_call` below fails the test on what is not expected."""
+    request.node.stash[CONSOLE_ERRORS] = errors = []
+    if "browser" in request.fixturenames:
+        browser = request.getfixturevalue("browser")
+        new_context = browser.new_context
+        monkeypatch.setattr(browser, "new_context", lambda *a, **kw: _watch(new_context(*a, **kw), errors))
+    yield errors
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """After a browser test that passed: fail it on any console error it did not declare."""
+    result = yield
+    expected = [text for marker in item.iter_markers("console_errors_expected") for text in marker.args]
+    unexpected = [error for error in item.stash.get(CONSOLE_ERRORS, []) if not any(text in error for text in expected)]
+    if unexpected:
+        pytest.fail("console errors during the test:\n" + "\n".join(unexpected), pytrace=False)
+    return result
 
 
 def mistral_at(fake, first_event_timeout=5):

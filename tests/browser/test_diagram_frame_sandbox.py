@@ -42,6 +42,8 @@ def diagram_page(tmp_path_factory):
         yield base_url, f"{base_url}/notebook/pages/{page_id}"
 
 
+# The frame's own policy refusing the hostile diagrams' `onerror` handlers is the point of the test.
+@pytest.mark.console_errors_expected("Executing inline event handler violates")
 def test_a_diagram_is_drawn_in_a_sandboxed_frame_and_a_hostile_one_runs_nothing(page, diagram_page):
     base_url, url = diagram_page
     signed_in_as(page, base_url, "ivo@example.com", PASSWORD)

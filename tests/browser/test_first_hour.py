@@ -170,6 +170,7 @@ def lay_out_all_widgets(page):
     assert page.evaluate("document.documentElement.scrollHeight") < 2000
 
 
+@pytest.mark.console_errors_expected("status of 422 (UNPROCESSABLE ENTITY)")
 def test_a_newcomers_first_hour_in_english(newcomer, live_server):
     page = newcomer("en-US")
     register(page, live_server, "Nia")

@@ -80,6 +80,7 @@ def test_a_mood_with_a_journal_is_marked_in_the_month_and_the_mood_week(browser,
     context.close()
 
 
+@pytest.mark.console_errors_expected("status of 422 (UNPROCESSABLE ENTITY)")
 def test_a_refused_save_keeps_the_journal_and_a_past_day_opens_from_the_month(browser, mood_server):
     context = browser.new_context(viewport=PHONE, locale="pt-BR", timezone_id="Europe/Lisbon")
     page = context.new_page()

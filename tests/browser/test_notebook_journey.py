@@ -39,6 +39,7 @@ def fits(page, width):
     assert scrolled <= width, f"{page.url} is {scrolled} px wide on a {width} px screen"
 
 
+@pytest.mark.console_errors_expected("status of 422 (UNPROCESSABLE ENTITY)")
 def test_a_topic_a_page_a_note_two_diagrams_and_a_reviewed_card(page, notebook_server):
     page.set_viewport_size(DESKTOP)
     signed_in_as(page, notebook_server, "lia@example.com", PASSWORD)

@@ -103,6 +103,7 @@ def test_a_long_source_shows_its_progress_until_search_finds_it_then_is_deleted(
     assert page.console_errors == []
 
 
+@pytest.mark.console_errors_expected("status of 422 (UNPROCESSABLE ENTITY)")
 def test_the_panel_speaks_portuguese_and_refuses_an_empty_source(page, sources_server):
     open_page(page, sources_server, "rui@example.com")
     expect(page.get_by_role("heading", name="Fontes")).to_be_visible()
@@ -135,6 +136,7 @@ def test_the_search_and_the_forms_are_reached_by_keyboard(page, sources_server):
     assert page.console_errors == []
 
 
+@pytest.mark.console_errors_expected("status of 422 (UNPROCESSABLE ENTITY)")
 def test_an_uploaded_markdown_file_is_searchable_and_a_wrong_file_is_refused(page, sources_server):
     open_page(page, sources_server, "lia@example.com")
     page.locator("details.source-add > summary").click()

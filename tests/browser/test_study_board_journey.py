@@ -59,6 +59,7 @@ def add_concept(page, title):
     expect(page.get_by_label("New concept")).to_have_value("")
 
 
+@pytest.mark.console_errors_expected("status of 422 (UNPROCESSABLE ENTITY)", "status of 409 (CONFLICT)")
 def test_a_small_board_is_built_in_place_and_reads_as_a_list_on_a_phone(page, board_server):
     page.set_viewport_size(DESKTOP)
     concepts = open_page(page, board_server, "lia@example.com")

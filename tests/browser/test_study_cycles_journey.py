@@ -54,6 +54,7 @@ def make_a_cycle(page, base_url, name):
     page.get_by_test_id("save-cycle").click()
 
 
+@pytest.mark.console_errors_expected("status of 422 (UNPROCESSABLE ENTITY)")
 def test_a_cycle_from_two_pages_advances_when_a_session_is_logged(page, cycles_server):
     signed_in_as(page, cycles_server, "lia@example.com", PASSWORD)
     widget = page.get_by_test_id("widget-studyToday")

@@ -120,6 +120,7 @@ def test_a_drafted_roadmap_puts_the_two_concepts_picked_on_the_board_and_a_note_
     assert page.console_errors == []
 
 
+@pytest.mark.console_errors_expected("status of 503 (SERVICE UNAVAILABLE)")
 def test_the_roadmap_speaks_portuguese_and_works_from_the_keyboard_on_a_phone(page, planning_server, fake):
     page.set_viewport_size(PHONE)
     concepts = open_page(page, planning_server, "caio@example.com")

@@ -166,6 +166,7 @@ def test_a_summary_s_citation_leads_to_its_passage_and_a_quiz_is_answered(page, 
     assert page.console_errors == []
 
 
+@pytest.mark.console_errors_expected("status of 422 (UNPROCESSABLE ENTITY)")
 def test_the_studio_speaks_portuguese_and_a_refusal_keeps_the_page(page, studio_server, fake):
     page.set_viewport_size(PHONE)
     open_page(page, studio_server, "rui@example.com")
