@@ -2,15 +2,19 @@
 logs every refusal as a console error; so no template writes one, and htmx is told not to inject
 its indicator style. Setting `element.style` from a script (the CSSOM) is allowed and not checked.
 
-The diagram frame is the one exception: Mermaid needs inline styles, so it has a policy of its own
-(app/notebook/routes.py, DIAGRAM_FRAME_POLICY) and its template may use them.
+Two frames are the exceptions, each with a policy of its own (app/notebook/routes.py): the diagram
+frame, where Mermaid needs inline styles (DIAGRAM_FRAME_POLICY), and the frame of Google's Search
+Suggestions, which come with their own <style> (SUGGESTIONS_FRAME_POLICY).
 """
 
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OWN_POLICY = {ROOT / "app/notebook/templates/notebook/diagram_frame.html"}
+OWN_POLICY = {
+    ROOT / "app/notebook/templates/notebook/diagram_frame.html",
+    ROOT / "app/notebook/templates/notebook/search_suggestions_frame.html",
+}
 INLINE_STYLE = re.compile(r"""\sstyle\s*=|<style[\s>]""", re.IGNORECASE)
 
 
