@@ -1,7 +1,7 @@
 """Factories every domain's tests share: a category, a habit, a task, a goal, a routine holding one, a note."""
 
 from contextlib import contextmanager
-from datetime import date, time
+from datetime import date, time, timedelta
 
 from app.assistant import confirmations
 from app.assistant import services as assistant
@@ -78,17 +78,23 @@ def a_full_board(user):
     return [ideas.create(user, f"Thought {cell + 1}") for cell in range(CELLS)]
 
 
-def an_everyday_routine(user, *items, name="Every day"):
+def an_everyday_routine(user, *items, name="Every day", since_yesterday=False):
     """A timed routine holding the habits and tasks `items` (one entry each), scheduled on every
-    weekday, so each entry is one of today's; returns its entries in order."""
+    weekday, so each entry is one of today's; returns its entries in order. `since_yesterday`: it
+    was made a day ago, so a moment minutes back (a focus started before the test) is in it too,
+    even when the test runs just after midnight."""
     from app.routines import schedules
     from app.routines import services as routines
+    from app.shared.models import utcnow
 
     entries = [{"habit_id": item.id} if isinstance(item, habits.Habit) else {"task_id": item.id} for item in items]
     routine = routines.create_timed(
         user, name, "sun", [{"name": "All day", "starts_at": "00:00", "ends_at": "23:59", "entries": entries}]
     )
     schedules.set_days(user, routine.id, list(range(7)))
+    if since_yesterday:
+        routine.created_at = utcnow() - timedelta(days=1)
+        db.session.commit()
     return list(routine.sections[0].entries)
 
 

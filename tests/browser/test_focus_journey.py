@@ -43,7 +43,9 @@ def focus_app(tmp_path_factory):
                 name="Rita", email=email, password=PASSWORD, language=language, timezone_name="Europe/Lisbon"
             )
             configuration.update(user, tutorial_done=True, focus_work_minutes=1, focus_break_minutes=1)
-            an_everyday_routine(db.session.get(User, user.id), a_habit(user, "Write"), a_task(user, "Tidy desk"))
+            an_everyday_routine(
+                db.session.get(User, user.id), a_habit(user, "Write"), a_task(user, "Tidy desk"), since_yesterday=True
+            )
         db.session.remove()
     return app
 

@@ -1,4 +1,5 @@
-"""Ana with a routine scheduled every day: the habit "Write" and the task "Tidy desk" are today's entries."""
+"""Ana with a routine scheduled every day since yesterday: the habit "Write" and the task "Tidy desk" are
+today's entries (and were yesterday's: a focus started minutes back is in it after midnight too)."""
 
 import pytest
 
@@ -7,7 +8,7 @@ from tests.builders import a_habit, a_task, an_everyday_routine
 
 @pytest.fixture
 def entries(ana):
-    return an_everyday_routine(ana, a_habit(ana, "Write"), a_task(ana, "Tidy desk"))
+    return an_everyday_routine(ana, a_habit(ana, "Write"), a_task(ana, "Tidy desk"), since_yesterday=True)
 
 
 @pytest.fixture

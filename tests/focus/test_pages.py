@@ -21,7 +21,9 @@ HTMX = {"HX-Request": "true"}
 @pytest.fixture
 def entry_id(app, signed_in, user_id):
     with as_user(app, user_id) as ana:
-        return str(an_everyday_routine(ana, a_habit(ana, "Write"), a_task(ana, "Tidy desk"))[0].id)
+        return str(
+            an_everyday_routine(ana, a_habit(ana, "Write"), a_task(ana, "Tidy desk"), since_yesterday=True)[0].id
+        )
 
 
 def post(client, url, data=None, htmx=True):
