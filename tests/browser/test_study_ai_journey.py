@@ -137,6 +137,7 @@ def test_a_refusal_keeps_the_question_typed(page, demo_server, fake):
     assert [error for error in page.console_errors if "503" not in error] == []
 
 
+@pytest.mark.console_errors_expected("status of 502 (BAD GATEWAY)")
 def test_an_answer_that_cannot_be_used_is_said_as_such_and_keeps_the_question(page, demo_server, fake):
     app, base_url = demo_server
     signed_in_as(page, base_url, app.config["DEMO_EMAIL"], app.config["DEMO_PASSWORD"])

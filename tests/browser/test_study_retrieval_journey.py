@@ -159,6 +159,7 @@ def test_the_web_search_is_reached_by_keyboard_and_speaks_portuguese(page, retri
     assert page.console_errors == []
 
 
+@pytest.mark.console_errors_expected("status of 503 (SERVICE UNAVAILABLE)")
 def test_gemini_with_google_search_proposes_the_pages_it_found_in_the_same_panel(page, gemini_search_server, fake):
     page.set_viewport_size(PHONE)
     open_page(page, gemini_search_server, "lia@example.com")
