@@ -374,17 +374,22 @@ class TimerView:
                     pauses=0,
                 )
             else:
-                view = replace(
-                    view,
-                    phase=CycleKind.WORK,
-                    state=TimerState.STOPPED,
-                    planned_ms=view.work_ms,
-                    banked_ms=0,
-                    started_at=None,
-                    cycle_id=None,
-                    pauses=0,
-                )
+                view = view.stopped()
         return ended, view
+
+    def stopped(self, **changes):
+        """The timer stopped, ready for the next focus at the user's focus length."""
+        return replace(
+            self,
+            phase=CycleKind.WORK,
+            state=TimerState.STOPPED,
+            planned_ms=self.work_ms,
+            banked_ms=0,
+            started_at=None,
+            cycle_id=None,
+            pauses=0,
+            **changes,
+        )
 
     def to_dict(self):
         return {
@@ -529,17 +534,7 @@ def _current(view, today):
     starts afresh. A running one carries on past midnight."""
     if view.day == today or view.state == TimerState.RUNNING:
         return view
-    return replace(
-        view,
-        day=today,
-        phase=CycleKind.WORK,
-        state=TimerState.STOPPED,
-        planned_ms=view.work_ms,
-        banked_ms=0,
-        started_at=None,
-        cycle_id=None,
-        pauses=0,
-    )
+    return view.stopped(day=today)
 
 
 def _apply(row, view):
