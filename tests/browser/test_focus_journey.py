@@ -73,7 +73,10 @@ def server(monkeypatch):
 
 def run_for(server, page, milliseconds):
     """Time passes for the timer: first on the server, then on the page (whose countdown, at its
-    end, asks the server, which must already be there)."""
+    end, asks the server, which must already be there). A refresh of the timer still on its way
+    (the live update of the last change) lands first: answered before the jump and swapped in
+    after it, it would start the countdown again from the time left before the jump."""
+    page.wait_for_load_state("networkidle")
     server.run_for(milliseconds)
     page.clock.run_for(milliseconds)
 
@@ -324,12 +327,16 @@ def test_both_devices_see_the_focus_and_the_break_end_and_each_is_recorded_once(
 
     first.get_by_test_id("timer-toggle").click()
     expect(second.get_by_test_id("timer-toggle")).to_contain_text("Pause")
+    for page in (first, second):
+        page.wait_for_load_state("networkidle")  # each device's last refresh has landed (run_for)
     server.run_for(61_000)
     for page in (first, second):
         page.clock.run_for(61_000)
     for page in (first, second):
         expect(page.locator("[data-timer-phase]")).to_have_text("Break")
         expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
+    for page in (first, second):
+        page.wait_for_load_state("networkidle")
     server.run_for(60_000)
     for page in (first, second):
         page.clock.run_for(60_000)
