@@ -58,7 +58,9 @@ def of_thread(seen, prefix):
 
 def test_a_message_reads_nothing_back_before_its_first_token(ana, fake, agent_app):
     chat_id = ana.new_chat()
-    fake.script("mistral", Reply.says("Start ", "with ", "the ", "hardest ", "task."))
+    # Paced: the statements are counted up to the first token, and an answer said at once could
+    # end (and write its end) before the watcher has heard its first word on a loaded machine.
+    fake.script("mistral", Reply.says("Start ", "with ", "the ", "hardest ", "task.", pace=0.5))
     seen, stop = record_statements(agent_app)
 
     response = ana.send(chat_id, "What should I focus on today?")
