@@ -117,6 +117,12 @@ def audit(page, base_url, paths, found, seen):
             found.extend(f"{page.url.removeprefix(base_url)}: {line}" for line in page.evaluate(SMALL_PRIMARY_ACTIONS))
 
 
+def assert_clean(found, seen, where):
+    """Every page was visited (more than 30) and none has a serious or critical finding."""
+    assert len(seen) > 30, f"only {len(seen)} pages visited: {sorted(seen)}"
+    assert not found, f"{len(found)} serious or critical axe violations ({where}):\n" + "\n".join(found)
+
+
 def reached_paths(page, base_url):
     paths = []
     for start, pattern, how_many in REACHED:
@@ -155,8 +161,7 @@ def test_no_serious_violation_on_any_page(browser, demo, scheme, width):
     expect(page.locator("html")).to_have_attribute("data-theme", "system")
     audit(page, base_url, [*routes, *reached_paths(page, base_url)], found, seen)
     context.close()
-    assert len(seen) > 30, f"only {len(seen)} pages visited: {sorted(seen)}"
-    assert not found, f"{len(found)} serious or critical axe violations ({scheme}, {width} px):\n" + "\n".join(found)
+    assert_clean(found, seen, f"{scheme}, {width} px")
 
 
 def set_language(page, base_url, language):
@@ -180,8 +185,7 @@ def test_no_serious_violation_on_any_page_in_portuguese_on_a_phone(browser, demo
     finally:
         set_language(page, base_url, "en")  # the other tests' pages are in English
         context.close()
-    assert len(seen) > 30, f"only {len(seen)} pages visited: {sorted(seen)}"
-    assert not found, f"{len(found)} serious or critical axe violations (pt, 390 px):\n" + "\n".join(found)
+    assert_clean(found, seen, "pt, 390 px")
 
 
 # Where people open dialogs and menus: each kind of dialog (by the route it loads) and each kind
