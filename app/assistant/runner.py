@@ -159,7 +159,8 @@ class TurnRun:
 
     def send(self, name, html):
         self.app.extensions["turn_log"].send(self._log_id, name, html)
-        daemons.let_others_run()  # its watchers write it before the runner goes on
+        if name != "token":  # text is followed by the chain's gather, a wait in which its watchers write it
+            daemons.let_others_run()  # its watchers write it before the runner goes on (to run a tool)
 
     # -------------------------------------------------------------------------------------
 
@@ -379,6 +380,7 @@ class TurnRun:
         watchers: `done`, or `error` with the key and what was kept."""
         if not self._first_to_end():
             return
+        daemons.let_others_run()  # the watchers write the last text before the answer is stored
         db.session.rollback()
         self.app.extensions["answer_journal"].forget(self.turn)
         status = TurnStatus.ENDED if key else TurnStatus.DONE

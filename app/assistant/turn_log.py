@@ -11,7 +11,7 @@ import json
 import logging
 import threading
 import time
-from collections import defaultdict, deque
+from collections import deque
 from dataclasses import dataclass
 
 from app import daemons
@@ -38,70 +38,104 @@ class Event:
         return self.name in ("done", "failed")
 
 
+def _condition():
+    """A condition over a reentrant lock. Over a plain lock, a condition asks whether it holds
+    the lock by trying to take it again; under gevent a failed try yields to the other greenlets,
+    while the lock is held, on every notify and every wait. Hundreds of runners sending at once
+    then queue behind each other on a lock nobody is using."""
+    return threading.Condition(threading.RLock())
+
+
+class _Turn:
+    """One turn's events and the condition its watchers wait on."""
+
+    __slots__ = ("changed", "events")
+
+    def __init__(self):
+        self.events = []
+        self.changed = _condition()
+
+
 class MemoryTurnLog:
-    """One lock for the log, one condition per turn: an event wakes that turn's watchers only
-    (a thousand turns streaming would otherwise wake every watcher on every token)."""
+    """A lock and a condition per turn: a runner's event takes its own turn's lock and wakes its
+    own watchers only, so a thousand turns streaming neither wake every watcher on every token
+    nor queue on one lock. The table of turns has a lock of its own, taken when a turn appears
+    or expires."""
 
     relay_lag = 0  # an event is here as soon as it is sent
 
     def __init__(self, keep_seconds=KEEP_SECONDS):
         self.keep_seconds = keep_seconds
-        self._lock = threading.Lock()
-        self._events = defaultdict(list)
-        self._changed = {}  # turn id -> (the Condition its watchers wait on, how many wait)
+        self._lock = _condition()  # the table; notified when a turn appears, for watchers who came first
+        self._turns = {}  # turn id -> _Turn
         self._expiry = deque()  # (when, turn id) in the order the turns ended: keep_seconds is one for all
 
     def begin(self, turn_id):
         """A turn about to run: from now on the log holds it (its watchers wait here for its first event)."""
-        with self._lock:
-            self._events.setdefault(str(turn_id), [])
+        self._turn(str(turn_id))
 
     def holds(self, turn_id):
-        with self._lock:
-            return str(turn_id) in self._events
+        return str(turn_id) in self._turns
 
     def events(self, turn_id, after=0):
         """The turn's events after id `after`, without waiting (a copy)."""
-        with self._lock:
-            return self._events.get(str(turn_id), [])[after:]
+        turn = self._turns.get(str(turn_id))
+        if turn is None:
+            return []
+        with turn.changed:
+            return turn.events[after:]
 
     def send(self, turn_id, name, data):
-        with self._lock:
-            events = self._events[str(turn_id)]
-            event = Event(len(events) + 1, name, data)
-            events.append(event)
-            if event.terminal:
+        key = str(turn_id)
+        turn = self._turn(key)
+        with turn.changed:
+            event = Event(len(turn.events) + 1, name, data)
+            turn.events.append(event)
+            turn.changed.notify_all()
+        if event.terminal:
+            with self._lock:
                 self._forget_expired()
-                self._expiry.append((time.monotonic() + self.keep_seconds, str(turn_id)))
-            if str(turn_id) in self._changed:
-                self._changed[str(turn_id)][0].notify_all()
+                self._expiry.append((time.monotonic() + self.keep_seconds, key))
         return event
 
     def read(self, turn_id, after, wait):
         """Events after id `after`; waits up to `wait` seconds for the first one."""
         deadline = time.monotonic() + wait
-        key = str(turn_id)
+        turn = self._turns.get(str(turn_id)) or self._arrival(str(turn_id), deadline)
+        if turn is None:
+            return []
+        with turn.changed:
+            while True:
+                events = turn.events[after:]
+                remaining = deadline - time.monotonic()
+                if events or remaining <= 0:
+                    return events
+                turn.changed.wait(remaining)
+
+    def _turn(self, key):
+        turn = self._turns.get(key)
+        if turn is None:
+            with self._lock:
+                turn = self._turns.get(key)
+                if turn is None:
+                    turn = self._turns[key] = _Turn()
+                    self._lock.notify_all()
+        return turn
+
+    def _arrival(self, key, deadline):
+        """The turn once this log holds it, or None if it did not come before the deadline."""
         with self._lock:
-            changed, watchers = self._changed.get(key) or (threading.Condition(self._lock), 0)
-            self._changed[key] = (changed, watchers + 1)
-            try:
-                while True:
-                    events = self._events[key][after:] if key in self._events else []
-                    remaining = deadline - time.monotonic()
-                    if events or remaining <= 0:
-                        return events
-                    changed.wait(remaining)
-            finally:
-                changed, watchers = self._changed[key]
-                if watchers == 1:  # the last watcher leaves: its condition goes with it
-                    del self._changed[key]
-                else:
-                    self._changed[key] = (changed, watchers - 1)
+            while key not in self._turns:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._lock.wait(remaining)
+            return self._turns[key]
 
     def _forget_expired(self):
         now = time.monotonic()
         while self._expiry and self._expiry[0][0] < now:
-            self._events.pop(self._expiry.popleft()[1], None)
+            self._turns.pop(self._expiry.popleft()[1], None)
 
 
 class RedisTurnLog:
@@ -152,8 +186,7 @@ class RedisTurnLog:
         self._prefix = prefix
         self._block_slice = None
         self._here = MemoryTurnLog(HERE_KEEP_SECONDS)  # the turns this process runs
-        self._lock = threading.Lock()
-        self._dirty = threading.Condition(self._lock)
+        self._lock = _condition()  # notified when a turn has events to flush
         self._unflushed = set()  # turn ids with events Redis may not hold yet
         self._flushed = {}  # turn id -> how many of its events Redis holds
         self._flusher_started = False
@@ -167,7 +200,7 @@ class RedisTurnLog:
         event = self._here.send(turn_id, name, data)
         with self._lock:
             self._unflushed.add(str(turn_id))
-            self._dirty.notify()
+            self._lock.notify()
             if not self._flusher_started:
                 self._flusher_started = True
                 daemons.start(self._flush_forever, "turn-log-flusher")
@@ -216,7 +249,7 @@ class RedisTurnLog:
         while True:
             with self._lock:
                 while not self._unflushed:
-                    self._dirty.wait()
+                    self._lock.wait()
                 turns = list(self._unflushed)
             try:
                 self._flush(turns)

@@ -2,8 +2,8 @@
 whole answer in one burst was once read, parsed and ended by the turn's reader and runner before
 its watcher got to write any of it: the text reached the browser with the answer's end, after the
 answer was stored. The chain now gives the text it read as one piece, and the runner gives way
-after each event it sends (docs/performance.md, "The model's wire"), so the watcher's first read
-holds the text, alone, before the turn ends."""
+before it stores the answer (docs/performance.md, "The model's wire"), so the watcher's first
+read holds the text, alone, before the turn ends."""
 
 import json
 import subprocess
