@@ -69,6 +69,7 @@ class Side:
     streaming_at: float = 0.0  # when the last answer's first text arrived: every answer streams from then
     why: dict = field(default_factory=dict)
     cpu_seconds: float = 0.0
+    seconds: float = 0.0  # from the first stream's opening to the last one's end
     chunks: int = 0
 
     def fail(self, reason):
@@ -172,6 +173,7 @@ async def measure(port, process, side, streams, words, idle=0.0):
         if len(watchers) % 100 == 0:
             await asyncio.sleep(0.05)
     _finished, pending = await asyncio.wait(watchers, timeout=len(words) / 5 + 120)
+    side.seconds = time.monotonic() - started
     for task in pending:
         task.cancel()
         side.fail("still streaming at the step's end")
@@ -239,7 +241,8 @@ async def step(options, fake_url, folder, database, answers):
             f"{database:10} {answers:>4} answers ({per_worker:g}/worker) at {options.pace:g} chunks/s, "
             f"{options.tokens} each — {side.name:10}: {side.whole:>4} whole {side.why or ''}; "
             f"gap p99 {side.gap_p99() * 1000:4.0f} ms, {side.gap_p99(steady=True) * 1000:4.0f} ms once all "
-            f"stream; CPU {side.per_chunk_us:5.1f} µs/chunk",
+            f"stream; all ended in {side.seconds:4.1f} s (the model's pace alone: "
+            f"{options.tokens / options.pace:g} s); CPU {side.per_chunk_us:5.1f} µs/chunk",
             flush=True,
         )
     print(f"{database:10} {answers:>4} answers: CPU per chunk ×{ratio:.2f} the lean relay's (idle worker "
