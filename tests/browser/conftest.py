@@ -11,6 +11,7 @@ of text an allowed error contains.
 import os
 import re
 import threading
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -103,6 +104,23 @@ def mistral_at(fake, first_event_timeout=5):
         "BEYOU_LLM_MISTRAL_API_KEY": "test",
         "BEYOU_LLM_MISTRAL_BASE_URL": fake.base_url("mistral", "openai"),
     }
+
+
+def wait_until_quiet(*pages, quiet_for=0.5, timeout=15):
+    """Until no htmx request has been in flight on any of the pages for `quiet_for` seconds (a
+    live update's refresh included). Playwright's "networkidle" cannot say this: on a page that
+    reached it once it answers at once. Measured on the test's clock: a page's may be Playwright's."""
+    deadline = time.monotonic() + timeout
+    quiet_since = time.monotonic()
+    while True:
+        now = time.monotonic()
+        if any(page.evaluate("() => document.querySelector('.htmx-request') !== null") for page in pages):
+            quiet_since = now
+        elif now - quiet_since >= quiet_for:
+            return
+        if now > deadline:
+            raise AssertionError(f"htmx requests still in flight after {timeout} s")
+        time.sleep(0.05)
 
 
 def sign_in(page, base_url, email, password):

@@ -16,7 +16,7 @@ from app import create_app
 from app.extensions import db
 from app.profile import accounts, configuration
 from app.profile.models import User
-from tests.browser.conftest import serve, sign_in
+from tests.browser.conftest import serve, sign_in, wait_until_quiet
 from tests.builders import a_habit, an_everyday_routine
 from tests.focus import server_clock
 
@@ -93,7 +93,7 @@ def test_a_note_becomes_a_task_a_mood_is_logged_and_a_focus_cycle_completes(brow
     )
     page.get_by_test_id("timer-toggle").click()
     expect(page.get_by_test_id("timer-toggle")).to_contain_text("Pause")
-    page.wait_for_load_state("networkidle")  # the start's live refresh has landed before time jumps
+    wait_until_quiet(page)  # the start's live refresh has landed before time jumps
     server.run_for(61_000)
     page.clock.run_for(61_000)
     expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")

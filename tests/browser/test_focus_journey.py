@@ -16,7 +16,7 @@ from app.extensions import db
 from app.focus.models import TimerCycle
 from app.profile import accounts, configuration
 from app.profile.models import User
-from tests.browser.conftest import serve
+from tests.browser.conftest import serve, wait_until_quiet
 from tests.browser.conftest import sign_in as signed_in_as
 from tests.builders import a_habit, a_task, an_everyday_routine
 from tests.focus import server_clock
@@ -76,7 +76,7 @@ def run_for(server, page, milliseconds):
     end, asks the server, which must already be there). A refresh of the timer still on its way
     (the live update of the last change) lands first: answered before the jump and swapped in
     after it, it would start the countdown again from the time left before the jump."""
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     server.run_for(milliseconds)
     page.clock.run_for(milliseconds)
 
@@ -327,16 +327,14 @@ def test_both_devices_see_the_focus_and_the_break_end_and_each_is_recorded_once(
 
     first.get_by_test_id("timer-toggle").click()
     expect(second.get_by_test_id("timer-toggle")).to_contain_text("Pause")
-    for page in (first, second):
-        page.wait_for_load_state("networkidle")  # each device's last refresh has landed (run_for)
+    wait_until_quiet(first, second)  # each device's last refresh has landed (run_for)
     server.run_for(61_000)
     for page in (first, second):
         page.clock.run_for(61_000)
     for page in (first, second):
         expect(page.locator("[data-timer-phase]")).to_have_text("Break")
         expect(page.get_by_test_id("timer-count")).to_contain_text("1 cycle completed today")
-    for page in (first, second):
-        page.wait_for_load_state("networkidle")
+    wait_until_quiet(first, second)
     server.run_for(60_000)
     for page in (first, second):
         page.clock.run_for(60_000)
