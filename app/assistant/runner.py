@@ -158,9 +158,10 @@ class TurnRun:
     # The one send function -------------------------------------------------------------
 
     def send(self, name, html):
+        """An event for the turn's watchers. They write it when the runner next waits: the chain's
+        gather after text, or a `daemons.let_others_run()` before work that holds the process (a
+        tool, the answer's end)."""
         self.app.extensions["turn_log"].send(self._log_id, name, html)
-        if name != "token":  # text is followed by the chain's gather, a wait in which its watchers write it
-            daemons.let_others_run()  # its watchers write it before the runner goes on (to run a tool)
 
     # -------------------------------------------------------------------------------------
 
@@ -313,6 +314,7 @@ class TurnRun:
         self._journal()
         self.send("tool", render_template("assistant/_tool.html", chip_id=chip_id, tool=found, name=call.name,
                                           running=True))  # fmt: skip
+        daemons.let_others_run()  # the watchers show the chip before the tool runs
         outcome = tool_calls.run(context, call.name, call.arguments)
         self.segments.tool(outcome)
         results.append(Message.tool_result(call, outcome.as_model_content))
