@@ -94,3 +94,6 @@ class FocusTimer(Owned, db.Model):
     paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # while paused
     pauses: Mapped[int] = mapped_column(Integer, default=0)  # of the phase, for the record
     cycle_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)  # the TimerCycle its end records
+    # One more at every change, counted by the database: two answers about the timer can reach a
+    # page in either order, and the page keeps the later one (focus.js).
+    revision: Mapped[int] = mapped_column(Integer, default=1, server_default="1")

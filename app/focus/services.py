@@ -22,6 +22,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import UTC, timedelta
 
+from sqlalchemy import inspect
 from sqlalchemy.exc import IntegrityError
 
 from app.events import announce
@@ -345,6 +346,7 @@ class TimerView:
     work_ms: int  # the user's configured lengths: the next focus, and the break after a focus
     break_ms: int
     at: object
+    revision: int = 0  # the row's count of changes (0: never started); a page keeps the highest
 
     @property
     def elapsed_ms(self):
@@ -491,10 +493,12 @@ def _settled(user, entry, today, now):
         if ended:
             _apply(row, view)
             _timer_saved(user, row, now)
+            view = replace(view, revision=row.revision)
     current = _current(view, today)
     if row is not None and current is not view:
         _restart(row, user, today)
         _timer_saved(user, row, now)
+        current = replace(current, revision=row.revision)
     return row, current
 
 
@@ -526,6 +530,7 @@ def _view(user, row, entry_id, today, now):
         work_ms,
         break_ms,
         now,
+        row.revision,
     )
 
 
@@ -551,6 +556,8 @@ def _restart(row, user, today):
 
 
 def _timer_saved(user, row, now):
+    if inspect(row).persistent:  # counted in the database, in the order its writes are made
+        row.revision = FocusTimer.revision + 1
     db.session.commit()
     announce(user, "focus")
     return _view(user, row, row.entry_id, row.day, now)

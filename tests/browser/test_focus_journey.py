@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 PASSWORD = "steps one at a time"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-TIMER_PEOPLE = ("rosa@example.com", "rute@example.com", "raul@example.com", "rebeca@example.com")
+TIMER_PEOPLE = ("rosa@example.com", "rute@example.com", "raul@example.com", "rebeca@example.com", "renata@example.com")
 
 
 @pytest.fixture(scope="module")
@@ -312,6 +312,61 @@ def test_two_devices_of_one_person_show_one_clock(browser, focus_app, focus_serv
     again.context.close()
     laptop.close()
     phone.close()
+
+
+def test_an_answer_older_than_the_timer_shown_is_not_swapped_in(browser, focus_server):
+    """On a slow network, the refresh a start asks for can be answered after the pause that
+    followed it. The page keeps the pause: the older answer would start the countdown again and
+    say the timer resumed. Every refresh of the timer is held here until the test lets it go."""
+    context, page, errors = on_focus(browser, focus_server, "renata@example.com", "Tidy desk", clock=False)
+    toggle, said = page.get_by_test_id("timer-toggle"), page.locator("[data-timer-said]")
+    held = []
+
+    def hold(route):
+        if route.request.method != "GET":
+            route.continue_()
+        elif not held:
+            held.append((route, route.fetch()))  # answered now, while the timer runs; delivered later
+        else:
+            held.append((route, None))
+
+    page.route(re.compile(r"/focus/[0-9a-f-]{36}/timer$"), hold)
+    page.evaluate("""() => {
+        window.timerAnswers = 0;
+        document.getElementById("focus-timer-live").addEventListener("htmx:afterRequest", (event) => {
+            if (event.detail.elt.id === "focus-timer-live") window.timerAnswers += 1;
+        });
+    }""")
+    toggle.click()
+    expect(toggle).to_contain_text("Pause")
+    for _ in range(100):  # the start's refresh, answered before the pause below
+        if held:
+            break
+        page.wait_for_timeout(50)
+    toggle.click()  # paused, and answered at once
+    expect(toggle).to_contain_text("Resume")
+    expect(said).to_have_text("Timer paused.")
+    paused_at = page.get_by_test_id("timer-clock").inner_text()
+
+    stale, answer = held[0]
+    assert 'data-state="RUNNING"' in answer.text()
+    stale.fulfill(response=answer)
+    page.wait_for_function("() => window.timerAnswers >= 1")
+    expect(page.get_by_test_id("timer-now")).to_have_attribute("data-state", "PAUSED")
+    expect(toggle).to_contain_text("Resume")
+    expect(said).to_have_text("Timer paused.")
+    page.wait_for_timeout(1500)
+    expect(page.get_by_test_id("timer-clock")).to_have_text(paused_at)  # it stands still
+
+    for route, _answer in held[1:]:
+        route.continue_()  # the refreshes asked after the pause: the timer as it is now
+    page.unroute(re.compile(r"/focus/[0-9a-f-]{36}/timer$"))
+    wait_until_quiet(page)
+    expect(page.get_by_test_id("timer-now")).to_have_attribute("data-state", "PAUSED")
+    page.get_by_test_id("timer-reset").click()
+    expect(said).to_have_text("Timer reset.")
+    assert errors == []
+    context.close()
 
 
 def test_both_devices_see_the_focus_and_the_break_end_and_each_is_recorded_once(

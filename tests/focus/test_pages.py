@@ -64,10 +64,11 @@ def test_the_timer_s_changes_answer_with_its_state_and_announce_focus(app, signe
     assert started.status_code == 200 and 'data-state="RUNNING" data-phase="WORK"' in text(started)
     assert "domain:focus" in started.headers["HX-Trigger"]
     assert f'hx-post="/focus/{entry_id}/timer/pause"' in text(started)
+    assert 'data-revision="1"' in text(started)  # which change it shows: a page keeps the latest
 
     paused = post(signed_in, f"/focus/{entry_id}/timer/pause")
     assert 'data-state="PAUSED"' in text(paused) and f'hx-post="/focus/{entry_id}/timer/resume"' in text(paused)
-    assert ">Paused<" in text(paused)
+    assert ">Paused<" in text(paused) and 'data-revision="2"' in text(paused)
     # A second page (another device) reads the same state
     assert 'data-state="PAUSED"' in text(signed_in.get(f"/focus/{entry_id}/timer"))
     assert 'data-state="PAUSED"' in text(signed_in.get(f"/focus/{entry_id}"))

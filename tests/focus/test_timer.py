@@ -58,6 +58,22 @@ def test_the_time_run_adds_up_across_pauses_and_a_pause_stands_still(ana, entry,
     assert cycles(ana) == []
 
 
+def test_every_change_of_the_timer_counts_one_more_and_a_read_that_changes_nothing_counts_none(ana, entry, noon):
+    """Answers about the timer can reach a page in any order; the revision tells it which is
+    later (focus.js keeps the highest)."""
+    assert focus.timer_state(ana, entry.id, now=noon).revision == 0  # never started: no row yet
+    seen = [
+        focus.start_timer(ana, entry.id, now=noon).revision,
+        focus.pause_timer(ana, entry.id, now=noon + minutes(1)).revision,
+        focus.timer_state(ana, entry.id, now=noon + minutes(2)).revision,  # a read that changes nothing
+        focus.resume_timer(ana, entry.id, now=noon + minutes(3)).revision,
+        focus.timer_state(ana, entry.id, now=noon + minutes(30)).revision,  # the focus ended: the break
+        focus.stop_timer(ana, entry.id, now=noon + minutes(31)).revision,
+    ]
+    assert seen == [1, 2, 2, 3, 4, 5]
+    assert db.session.scalar(db.select(FocusTimer.revision)) == 5
+
+
 def test_a_paused_focus_never_ends(ana, entry, noon):
     focus.start_timer(ana, entry.id, now=noon)
     focus.pause_timer(ana, entry.id, now=noon + minutes(1))

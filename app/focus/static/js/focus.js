@@ -25,11 +25,25 @@
     this.seen = null;
     this.askedAt = 0;
     var timer = this;
+    this.live.addEventListener("htmx:beforeSwap", function (event) {
+      if (event.detail.target === timer.live && timer.isOlder(event.detail.serverResponse)) {
+        event.detail.shouldSwap = false;
+      }
+    });
     this.live.addEventListener("htmx:afterSwap", function (event) {
       if (event.target === timer.live) timer.read();
     });
     this.read();
   }
+
+  // Answers about the timer can arrive in another order than the changes they answer (a refresh
+  // sent before a pause, answered after it): one older than what the page shows is not swapped in,
+  // or the countdown would start again from a state the timer has left.
+  Timer.prototype.isOlder = function (html) {
+    var now = this.live.querySelector("[data-timer-now]");
+    var incoming = /data-revision="(\d+)"/.exec(html || "");
+    return Boolean(now && incoming) && Number(incoming[1]) < Number(now.dataset.revision);
+  };
 
   Timer.prototype.say = function (key) {
     // The live region speaks on changes of state only, never every second.
