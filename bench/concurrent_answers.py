@@ -2,7 +2,7 @@
 costs it beside a lean relay's.
 
     .venv/bin/python -m bench.concurrent_answers [--answers 10,50,200,400] [--pace 50] [--tokens 250]
-        [--databases sqlite,postgresql] [--redis URL --workers 2] [--smoke]
+        [--databases sqlite,postgresql] [--rounds 3] [--redis URL --workers 2] [--smoke]
 
 The Procfile's gevent workers (one, unless `--workers`) answer against the scripted wire fake of
 the tests (`python -m tests.fakes --gevent`, its own process): every turn's model says `--tokens`
@@ -14,7 +14,9 @@ streams of the same fake, read by the same `openai` call and the app's own line 
 write per chunk, nothing else. Prints, per step and for both: the answers delivered whole, the
 p99 gap between two `token` events at a watcher (over the step, and once every answer was
 streaming: the verdict's), the worker CPU per relayed chunk (µs; the idle worker's own CPU over
-the same time left out) and the ratio of the app's to the lean relay's.
+the same time left out) and the ratio of the app's to the lean relay's. Each step runs `--rounds`
+rounds of both sides on the same server, the app first every other round; its verdict takes the
+median round's figures, since a shared machine's speed moves between two runs of the same side.
 
 Targets (issue 34): ≥ 400 answers per worker at 50 chunks/s with p99 gap ≤ 100 ms (≥ 300 per
 worker with Redis and two workers); CPU per chunk ≤ 1.5× the lean relay's at 10, 50 and 200.
@@ -211,8 +213,9 @@ def server_env(database_url, fake_url, answers, options):
 async def step(options, fake_url, folder, database, answers):
     words = [f"w{n}" for n in range(options.tokens)]
     database_url = bench_database(database, folder, f"bench_answers_{answers}")
-    *streams, warm_up = prepare(database_url, answers + 1)
+    *streams, warm_up = prepare(database_url, answers * options.rounds + 1)
     env = server_env(database_url, fake_url, answers, options)
+    rounds = []
     with procfile_server(env, workers=options.workers, floor=True) as (base_url, process):
         port = int(base_url.rsplit(":", 1)[1])
         # One of each first, so neither side's figures carry its first call's imports and clients.
@@ -221,32 +224,54 @@ async def step(options, fake_url, folder, database, answers):
         script(fake_url, "mistral", 1, words[:5], options.pace)
         await measure(port, process, Side("warm-up"), [warm_up], words[:5])
         idle = await idle_cpu(process)
-        lean, app = Side("lean relay"), Side("the app")
-        if "lean" in options.sides:
-            script(fake_url, "lean", answers, words, options.pace)
-            relays = [(None, f"/_floor/relay/{n}") for n in range(answers)]
-            await measure(port, process, lean, relays, words, idle)
-        if "app" in options.sides:
-            script(fake_url, "mistral", answers, words, options.pace)
-            await measure(port, process, app, streams, words, idle)
-    # A smoke run's CPU may count no tick of the kernel's (10 ms) on the lean side.
-    ratio = app.per_chunk_us / lean.per_chunk_us if lean.per_chunk_us > 0 else float("nan")
+        for number in range(options.rounds):
+            lean, app = Side("lean relay"), Side("the app")
+            turns = streams[number * answers : (number + 1) * answers]
+            sides = [side for side, key in ((lean, "lean"), (app, "app")) if key in options.sides]
+            # Every other round the app goes first: a machine whose speed drifts over the step
+            # favours neither side.
+            for side in sides if number % 2 == 0 else reversed(sides):
+                if side is lean:
+                    script(fake_url, "lean", answers, words, options.pace)
+                    relays = [(None, f"/_floor/relay/{n}") for n in range(answers)]
+                    await measure(port, process, lean, relays, words, idle)
+                else:
+                    script(fake_url, "mistral", answers, words, options.pace)
+                    await measure(port, process, app, turns, words, idle)
+            rounds.append((lean, app))
     per_worker = answers / options.workers
-    met = app.whole == answers and app.gap_p99(steady=True) <= 0.1 and not ratio > 1.5  # a smoke run's nan passes
+    ratios = []
+    for number, (lean, app) in enumerate(rounds, 1):
+        # A smoke run's CPU may count no tick of the kernel's (10 ms) on the lean side.
+        ratios.append(app.per_chunk_us / lean.per_chunk_us if lean.per_chunk_us > 0 else float("nan"))
+        for side in (lean, app):
+            if not side.chunks:
+                continue
+            print(
+                f"{database:10} {answers:>4} answers ({per_worker:g}/worker) at {options.pace:g} chunks/s, "
+                f"{options.tokens} each, round {number} — {side.name:10}: {side.whole:>4} whole {side.why or ''}; "
+                f"gap p99 {side.gap_p99() * 1000:4.0f} ms, {side.gap_p99(steady=True) * 1000:4.0f} ms once all "
+                f"stream; all ended in {side.seconds:4.1f} s (the model's pace alone: "
+                f"{options.tokens / options.pace:g} s); CPU {side.per_chunk_us:5.1f} µs/chunk",
+                flush=True,
+            )
+    apps = [app for _lean, app in rounds]
+    ratio, gap = median(ratios), median([app.gap_p99(steady=True) for app in apps])
+    met = all(app.whole == answers for app in apps) and gap <= 0.1 and not ratio > 1.5  # a smoke run's nan passes
+    each = ", ".join(f"×{value:.2f}" for value in ratios)
     verdict = "OK" if met else "UNDER"
-    for side in (lean, app):
-        if not side.chunks:
-            continue
-        print(
-            f"{database:10} {answers:>4} answers ({per_worker:g}/worker) at {options.pace:g} chunks/s, "
-            f"{options.tokens} each — {side.name:10}: {side.whole:>4} whole {side.why or ''}; "
-            f"gap p99 {side.gap_p99() * 1000:4.0f} ms, {side.gap_p99(steady=True) * 1000:4.0f} ms once all "
-            f"stream; all ended in {side.seconds:4.1f} s (the model's pace alone: "
-            f"{options.tokens / options.pace:g} s); CPU {side.per_chunk_us:5.1f} µs/chunk",
-            flush=True,
-        )
-    print(f"{database:10} {answers:>4} answers: CPU per chunk ×{ratio:.2f} the lean relay's (idle worker "
-          f"{idle * 100:.1f}% of a core, left out of both) -> {verdict}", flush=True)  # fmt: skip
+    print(f"{database:10} {answers:>4} answers: CPU per chunk ×{ratio:.2f} the lean relay's, the median of "
+          f"{len(ratios)} round(s) ({each}); the app's gap p99 once all stream {gap * 1000:.0f} ms (median); "
+          f"idle worker {idle * 100:.1f}% of a core, left out of both -> {verdict}", flush=True)  # fmt: skip
+
+
+def median(values):
+    """The middle value (nan when there is none, or when any is nan: a side that did not run)."""
+    values = sorted(values)
+    if not values or any(value != value for value in values):
+        return float("nan")
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 async def run(options):
@@ -266,10 +291,11 @@ def main():
     parser.add_argument("--redis", help="a Redis URL: the turn log, stream slots and limits in Redis")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--sides", default="lean,app", help="which to run: lean, app or both (to profile one)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of both sides per step; the median decides")
     parser.add_argument("--smoke", action="store_true", help="a few answers, a few seconds (CI)")
     options = parser.parse_args()
     if options.smoke:
-        options.answers, options.tokens, options.databases = [5], 40, ["sqlite"]
+        options.answers, options.tokens, options.databases, options.rounds = [5], 40, ["sqlite"], 1
     asyncio.run(run(options))
 
 
