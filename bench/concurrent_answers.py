@@ -27,6 +27,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -266,12 +268,8 @@ async def step(options, fake_url, folder, database, answers):
 
 
 def median(values):
-    """The middle value (nan when there is none, or when any is nan: a side that did not run)."""
-    values = sorted(values)
-    if not values or any(value != value for value in values):
-        return float("nan")
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+    """The middle value; nan when there is none, or when any is nan (a side that did not run)."""
+    return statistics.median(values) if values and not any(math.isnan(value) for value in values) else math.nan
 
 
 async def run(options):

@@ -492,13 +492,11 @@ def _settled(user, entry, today, now):
         ended, view = _view(user, row, entry.id, today, now).ended()
         if ended:
             _apply(row, view)
-            _timer_saved(user, row, now)
-            view = replace(view, revision=row.revision)
+            view = _timer_saved(user, row, now)
     current = _current(view, today)
     if row is not None and current is not view:
         _restart(row, user, today)
-        _timer_saved(user, row, now)
-        current = replace(current, revision=row.revision)
+        current = _timer_saved(user, row, now)
     return row, current
 
 
