@@ -1,5 +1,5 @@
 """Daemon threads for work that outlives its request (a turn's runner, a model link's reader, a
-study source being indexed or embedded).
+study source being indexed or embedded, a daily briefing being written).
 
 Under gevent (the Procfile's server) each is a bare greenlet: a patched `threading.Thread` also
 carries its own locks, a started event and an entry in threading's registry, which thousands of
@@ -37,8 +37,8 @@ def _under_gevent():
 
 
 class Tracked:
-    """Background threads kept by key while they run (a source's indexing, its embedding), so
-    that a caller can tell one is running, and a test or a CLI can wait for it to end."""
+    """Background threads kept by key while they run (a source's indexing, its embedding, a day's
+    briefing), so that a caller can tell one is running, and a test or a CLI can wait for it to end."""
 
     def __init__(self, kind):
         self.kind = kind
@@ -89,19 +89,3 @@ def wait_for_tracked(seconds=30):
     background work the test started before it empties the tables under it."""
     for tracked in _TRACKED:
         tracked.wait_for_all(seconds)
-
-
-def in_background(name, work, *args):
-    """Run `work(*args)` on a daemon thread (a greenlet under gevent) inside this app's context:
-    a generation that stores itself after the request that started it has answered."""
-    from flask import current_app
-
-    app = current_app._get_current_object()
-
-    def run():
-        with app.app_context():
-            work(*args)
-
-    thread = threading.Thread(target=run, name=name, daemon=True)
-    thread.start()
-    return thread

@@ -1,14 +1,21 @@
 """Fixtures every test shares: the app, a clean database, signed-in clients.
 
-The database is SQLite in memory unless BEYOU_TEST_DATABASE_URL is set (CI runs both);
+The database is a SQLite file unless BEYOU_TEST_DATABASE_URL is set (CI runs both): a file, not
+memory, because an in-memory SQLite is one connection, which a request and the background thread
+it starts (a briefing, an indexed source) would share as production never does;
 rate-limit storage is in-process unless BEYOU_TEST_REDIS_URL is set. Under `pytest -n`, each
 worker gets a PostgreSQL database and a Redis database of its own, so both passes run in parallel.
 """
 
+import atexit
 import functools
 import inspect
 import os
 import re
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -50,8 +57,17 @@ TEST_DATABASE_URL, TEST_REDIS_URL = _for_this_worker(
 )
 
 
+# This process's SQLite files, in memory-backed storage where the machine has it.
+SQLITE_FOLDER = Path(tempfile.mkdtemp(prefix="beyou-tests-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
+atexit.register(shutil.rmtree, SQLITE_FOLDER, ignore_errors=True)
+
+
+def sqlite_file(name):
+    return f"sqlite:///{SQLITE_FOLDER / name}.sqlite3"
+
+
 # The demo account's own database (see `demo_app`): beside this worker's, on the same server.
-DEMO_DATABASE_URL = _with_database(TEST_DATABASE_URL, "_demo") if TEST_DATABASE_URL else "sqlite://"
+DEMO_DATABASE_URL = _with_database(TEST_DATABASE_URL, "_demo") if TEST_DATABASE_URL else sqlite_file("demo")
 
 
 def pytest_configure(config):
@@ -112,7 +128,7 @@ PASSWORD = "correct horse battery"
 
 def settings_for_tests(**overrides):
     settings = {
-        "SQLALCHEMY_DATABASE_URI": TEST_DATABASE_URL or "sqlite://",
+        "SQLALCHEMY_DATABASE_URI": TEST_DATABASE_URL or sqlite_file("app"),
         "RATELIMIT_STORAGE_URI": TEST_REDIS_URL or "memory://",
         "REDIS_URL": TEST_REDIS_URL,
     }
@@ -121,9 +137,10 @@ def settings_for_tests(**overrides):
 
 
 def standalone_app(profile="test", **overrides):
-    """A second, separate app (its own in-memory SQLite) for tests that need other settings
-    or extra routes; it shares the rate-limit storage with the main app."""
-    app = create_app(profile, **settings_for_tests(SQLALCHEMY_DATABASE_URI="sqlite://", **overrides))
+    """A second, separate app (a SQLite file of its own) for tests that need other settings or
+    extra routes; it shares the rate-limit storage with the main app."""
+    database = sqlite_file(f"standalone-{uuid.uuid4().hex}")
+    app = create_app(profile, **settings_for_tests(SQLALCHEMY_DATABASE_URI=database, **overrides))
     with app.app_context():
         db.create_all()
     return app

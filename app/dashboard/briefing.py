@@ -349,7 +349,7 @@ def open_today(user, wait=None):
     (BRIEFING_WAIT_SECONDS by default), else the status says it is still coming."""
     row = _todays_row(user)
     if row.status == BriefingStatus.PENDING and _claim(row):
-        daemons.in_background(f"briefing-{row.id}", generate, row.id)
+        _generating.start(row.id, _generate_in, current_app._get_current_object(), row.id)
     wait = current_app.config["BRIEFING_WAIT_SECONDS"] if wait is None else wait
     deadline = time.monotonic() + wait
     view = _reread(row.id)
@@ -369,10 +369,18 @@ def narrative(user, briefing_id):
     return _view(owned(DailyBriefing, briefing_id, user))
 
 
+_generating = daemons.Tracked("briefing")
+
+
+def _generate_in(app, briefing_id):
+    with app.app_context():
+        generate(briefing_id)
+
+
 def generate(briefing_id):
     """Ask the model once for the claimed row and store what it said; else FAILED, or UNUSABLE
     when a model answered with nothing readable (so the dialog does not blame the network). No
-    retry. Runs on its own thread, inside the app's context (`daemons.in_background`)."""
+    retry. Runs on its own thread (a greenlet under gevent), after the request that claimed it."""
     row = db.session.get(DailyBriefing, briefing_id)
     user = db.session.get(User, row.user_id)
     picks, failed = None, BriefingStatus.FAILED

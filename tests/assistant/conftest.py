@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from app import create_app
+from app import create_app, daemons
 from app.assistant.models.chats import Turn, TurnStatus
 from app.extensions import db, limiter
 from tests.conftest import TEST_DATABASE_URL, TEST_REDIS_URL, csrf_token_from, make_user, sign_in
@@ -70,6 +70,7 @@ def make_agent_app(fake, agent_db_url):
         return app
 
     yield make
+    daemons.wait_for_tracked()  # a briefing or a source still being written
     for app in made:
         _wait_for_turns(app)
         with app.app_context():

@@ -1,12 +1,8 @@
-"""The assistant's wire fake and its app (a database background threads can share), and the
-rows a briefing reads."""
+"""The assistant's wire fake and its app (a database background threads can share, emptied after
+its briefings are written), and the rows a briefing reads."""
 
-import time
 from datetime import timedelta
 
-import pytest
-
-from app.dashboard.models import BriefingStatus, DailyBriefing
 from app.extensions import db
 from app.profile.models import User
 from app.routines.models.history import DayOutcome, Outcome, OwnerType
@@ -33,36 +29,5 @@ def outcomes(user, item, *days):
     db.session.commit()
 
 
-def settle(app, seconds=30):
-    """Wait until no briefing is being generated (background threads end before rows are wiped)."""
-    deadline = time.monotonic() + seconds
-    with app.app_context():
-        while time.monotonic() < deadline:
-            busy = db.session.scalar(
-                db.select(db.func.count())
-                .select_from(DailyBriefing)
-                .where(DailyBriefing.status.in_([BriefingStatus.PENDING, BriefingStatus.GENERATING]))
-            )
-            db.session.remove()
-            if not busy:
-                return
-            time.sleep(0.05)
-
-
 def the_user(app):
     return db.session.scalar(db.select(User))
-
-
-@pytest.fixture
-def briefing_app(make_agent_app):
-    """The app, with the fake answering, and every generation settled before the rows go."""
-    apps = []
-
-    def make(**config):
-        app = make_agent_app(**config)
-        apps.append(app)
-        return app
-
-    yield make
-    for app in apps:
-        settle(app)

@@ -4,11 +4,13 @@ the text comes when the one generation of the day stores it, and never carries t
 import json
 import re
 import threading
+import uuid
 from datetime import UTC, datetime
 
 import pytest
 from prometheus_client import REGISTRY
 
+from app import daemons
 from app.dashboard import briefing
 from app.dashboard.models import DailyBriefing
 from app.extensions import db
@@ -53,8 +55,8 @@ def briefing_id_in(html):
     return re.search(r"briefing=([0-9a-f-]{36})", html).group(1)
 
 
-def test_the_briefing_shows_the_facts_and_the_model_s_lines(briefing_app, fake):
-    client = a_fortnight(briefing_app())
+def test_the_briefing_shows_the_facts_and_the_model_s_lines(make_agent_app, fake):
+    client = a_fortnight(make_agent_app())
     fake.script("mistral", GOOD)
     before = door_calls("ok")
     page = client.http.get("/daily-briefing", headers={"HX-Request": "true"})
@@ -67,8 +69,8 @@ def test_the_briefing_shows_the_facts_and_the_model_s_lines(briefing_app, fake):
     assert door_calls("ok") == before + 1
 
 
-def test_a_malformed_answer_is_asked_for_once_more_with_a_json_only_warning(briefing_app, fake):
-    client = a_fortnight(briefing_app())
+def test_a_malformed_answer_is_asked_for_once_more_with_a_json_only_warning(make_agent_app, fake):
+    client = a_fortnight(make_agent_app())
     fake.script("mistral", Reply.says("Here you go: completion looks fine"), GOOD)
     html = client.http.get("/daily-briefing").get_data(as_text=True)
     assert status_of(html) == "READY"
@@ -92,9 +94,9 @@ def test_a_malformed_answer_is_asked_for_once_more_with_a_json_only_warning(brie
     ],
 )
 def test_without_text_the_briefing_is_still_the_facts_and_a_line_that_says_why(
-    briefing_app, fake, mistral, gemini, status, line
+    make_agent_app, fake, mistral, gemini, status, line
 ):
-    client = a_fortnight(briefing_app())
+    client = a_fortnight(make_agent_app())
     fake.script("mistral", *mistral)
     if gemini:
         fake.script("gemini", *gemini)
@@ -104,8 +106,8 @@ def test_without_text_the_briefing_is_still_the_facts_and_a_line_that_says_why(
     assert "67% done" in html and 'data-testid="briefing-fallback"' in html and line in html
 
 
-def test_a_failed_briefing_is_not_retried_on_the_next_opening(briefing_app, fake):
-    client = a_fortnight(briefing_app())
+def test_a_failed_briefing_is_not_retried_on_the_next_opening(make_agent_app, fake):
+    client = a_fortnight(make_agent_app())
     fake.script("mistral", Reply.fails(500))
     fake.script("gemini", Reply.fails(500))
     client.http.get("/daily-briefing")
@@ -114,8 +116,8 @@ def test_a_failed_briefing_is_not_retried_on_the_next_opening(briefing_app, fake
     assert len(fake.requests("mistral")) == 1 and len(fake.requests("gemini")) == 1
 
 
-def test_an_empty_bucket_leaves_the_facts_and_asks_no_model(briefing_app, fake):
-    app = briefing_app(BRIEFING_RATE_LIMIT="1 per day")
+def test_an_empty_bucket_leaves_the_facts_and_asks_no_model(make_agent_app, fake):
+    app = make_agent_app(BRIEFING_RATE_LIMIT="1 per day")
     client = a_fortnight(app)
     fake.script("mistral", GOOD)
     client.http.get("/daily-briefing")
@@ -127,8 +129,8 @@ def test_an_empty_bucket_leaves_the_facts_and_asks_no_model(briefing_app, fake):
     assert len(fake.requests("mistral")) == 1
 
 
-def test_an_outage_is_not_billed_to_the_bucket_but_a_text_is(briefing_app, fake):
-    app = briefing_app(order="mistral", BRIEFING_RATE_LIMIT="1 per day")
+def test_an_outage_is_not_billed_to_the_bucket_but_a_text_is(make_agent_app, fake):
+    app = make_agent_app(order="mistral", BRIEFING_RATE_LIMIT="1 per day")
     client = a_fortnight(app)
 
     def a_new_day():
@@ -147,8 +149,8 @@ def test_an_outage_is_not_billed_to_the_bucket_but_a_text_is(briefing_app, fake)
     assert len(fake.requests("mistral")) == 2
 
 
-def test_numbers_are_never_taken_from_the_model(briefing_app, fake):
-    client = a_fortnight(briefing_app())
+def test_numbers_are_never_taken_from_the_model(make_agent_app, fake):
+    client = a_fortnight(make_agent_app())
     fake.script(
         "mistral",
         answer(
@@ -164,8 +166,8 @@ def test_numbers_are_never_taken_from_the_model(briefing_app, fake):
     assert "67% done" in html
 
 
-def test_a_slow_model_answers_pending_and_the_poll_reads_the_stored_text(briefing_app, fake):
-    app = briefing_app(BRIEFING_WAIT_SECONDS=0.2)
+def test_a_slow_model_answers_pending_and_the_poll_reads_the_stored_text(make_agent_app, fake):
+    app = make_agent_app(BRIEFING_WAIT_SECONDS=0.2)
     client = a_fortnight(app)
     fake.script("mistral", Reply(text=GOOD.text, first_byte_delay=1.5))
     page = client.http.get("/daily-briefing", headers={"HX-Request": "true"}).get_data(as_text=True)
@@ -181,8 +183,21 @@ def test_a_slow_model_answers_pending_and_the_poll_reads_the_stored_text(briefin
     assert len(fake.requests("mistral")) == 1  # the polls started nothing
 
 
-def test_the_poll_gives_up_after_its_last_attempt_with_the_fallback_line(briefing_app, fake):
-    app = briefing_app(BRIEFING_WAIT_SECONDS=0)
+def test_a_generation_outliving_its_request_can_be_waited_for(make_agent_app, fake):
+    """The thread writing the text is tracked: a test's cleanup (or a CLI) waits for it before the
+    rows go, instead of emptying the tables under a thread still writing to them."""
+    app = make_agent_app(BRIEFING_WAIT_SECONDS=0)
+    client = a_fortnight(app)
+    fake.script("mistral", Reply(text=GOOD.text, first_byte_delay=0.5))
+    page = client.http.get("/daily-briefing").get_data(as_text=True)
+    assert status_of(page) == "PENDING"
+    daemons.wait_for_tracked()
+    with app.app_context():
+        assert db.session.get(DailyBriefing, uuid.UUID(briefing_id_in(page))).status == "READY"
+
+
+def test_the_poll_gives_up_after_its_last_attempt_with_the_fallback_line(make_agent_app, fake):
+    app = make_agent_app(BRIEFING_WAIT_SECONDS=0)
     client = a_fortnight(app)
     fake.script("mistral", Reply(text=GOOD.text, first_byte_delay=1))
     page = client.http.get("/daily-briefing").get_data(as_text=True)
@@ -190,8 +205,8 @@ def test_the_poll_gives_up_after_its_last_attempt_with_the_fallback_line(briefin
     assert 'data-testid="briefing-fallback"' in last.get_data(as_text=True)
 
 
-def test_another_user_s_briefing_is_not_found_like_an_unknown_one(briefing_app, fake):
-    app = briefing_app(BRIEFING_WAIT_SECONDS=0)
+def test_another_user_s_briefing_is_not_found_like_an_unknown_one(make_agent_app, fake):
+    app = make_agent_app(BRIEFING_WAIT_SECONDS=0)
     client = a_fortnight(app)
     fake.script("mistral", GOOD)
     theirs = briefing_id_in(client.http.get("/daily-briefing").get_data(as_text=True))
@@ -202,8 +217,8 @@ def test_another_user_s_briefing_is_not_found_like_an_unknown_one(briefing_app, 
     assert foreign.status_code == unknown.status_code == 404
 
 
-def test_concurrent_openings_join_one_generation(briefing_app, fake):
-    app = briefing_app()
+def test_concurrent_openings_join_one_generation(make_agent_app, fake):
+    app = make_agent_app()
     a_fortnight(app)
     clients = [AgentClient(app), AgentClient(app)]
     fake.script("mistral", Reply(text=GOOD.text, first_byte_delay=1))
@@ -221,9 +236,9 @@ def test_concurrent_openings_join_one_generation(briefing_app, fake):
     assert len(fake.requests("mistral")) == 1
 
 
-def test_two_worker_processes_claim_the_day_s_briefing_once(briefing_app, fake):
+def test_two_worker_processes_claim_the_day_s_briefing_once(make_agent_app, fake):
     """Two apps on one database stand for two workers: the claim is on the row, not in memory."""
-    first, second = briefing_app(), briefing_app()
+    first, second = make_agent_app(), make_agent_app()
     a_fortnight(first)
     fake.script("mistral", Reply(text=GOOD.text, first_byte_delay=1))
     pages = {}
@@ -240,8 +255,8 @@ def test_two_worker_processes_claim_the_day_s_briefing_once(briefing_app, fake):
     assert len(fake.requests("mistral")) == 1
 
 
-def test_a_claim_whose_worker_died_reads_as_failed_and_is_not_retried(briefing_app, fake):
-    app = briefing_app(BRIEFING_CLAIM_SECONDS=0)
+def test_a_claim_whose_worker_died_reads_as_failed_and_is_not_retried(make_agent_app, fake):
+    app = make_agent_app(BRIEFING_CLAIM_SECONDS=0)
     client = a_fortnight(app)
     with app.app_context():
         user = the_user(app)
@@ -263,8 +278,8 @@ def test_a_claim_whose_worker_died_reads_as_failed_and_is_not_retried(briefing_a
         db.session.commit()
 
 
-def test_the_nightly_day_close_never_generates_a_briefing(briefing_app, fake):
-    app = briefing_app()
+def test_the_nightly_day_close_never_generates_a_briefing(make_agent_app, fake):
+    app = make_agent_app()
     a_fortnight(app)
     with app.app_context():
         day_close.close_days()

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from app import daemons
+from app.extensions import db
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,6 +16,7 @@ from gevent import monkey
 monkey.patch_all()
 import threading
 from app import daemons
+from app.extensions import db
 
 ran = threading.Event()
 before = len(threading.enumerate())
@@ -46,3 +48,23 @@ def test_under_gevent_the_work_runs_on_a_bare_greenlet_with_no_thread_object():
     done = subprocess.run([sys.executable, "-c", UNDER_GEVENT], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "bare greenlet"
+
+
+def test_background_work_reads_the_database_on_a_connection_of_its_own(app):
+    """As in production, where each thread checks its own connection out of the pool. An in-memory
+    SQLite is a single connection for every thread: a background thread's commit there would end
+    the transaction of the request that started it, under the request's feet."""
+    theirs = []
+
+    def read():
+        with app.app_context():
+            theirs.append(db.session.connection().connection.dbapi_connection)
+            db.session.remove()
+
+    with app.app_context():
+        mine = db.session.connection().connection.dbapi_connection
+        thread = threading.Thread(target=read)
+        thread.start()
+        thread.join(10)
+        assert theirs and theirs[0] is not mine
+        db.session.remove()
