@@ -1,10 +1,10 @@
 """Fixtures every test shares: the app, a clean database, signed-in clients.
 
-The database is a SQLite file unless BEYOU_TEST_DATABASE_URL is set (CI runs both): a file, not
-memory, because an in-memory SQLite is one connection, which a request and the background thread
-it starts (a briefing, an indexed source) would share as production never does;
-rate-limit storage is in-process unless BEYOU_TEST_REDIS_URL is set. Under `pytest -n`, each
-worker gets a PostgreSQL database and a Redis database of its own, so both passes run in parallel.
+The database is a SQLite file unless BEYOU_TEST_DATABASE_URL is set (CI runs both). A file, not
+memory: an in-memory SQLite is one connection, which a request and the background thread it
+starts (a briefing, an indexed source) would share, as production never does. Rate-limit storage
+is in-process unless BEYOU_TEST_REDIS_URL is set. Under `pytest -n`, each worker gets a PostgreSQL
+database and a Redis database of its own, so both passes run in parallel.
 """
 
 import atexit
