@@ -42,8 +42,10 @@ migrate: setup
 	$(BIN)/flask db upgrade
 
 # Refresh the catalogs after changing user-facing strings, then translate app/translations/pt.
+# --ignore-dirs replaces Babel's default, which also skips folders named "_*" (templates/_partials).
 extract: $(VENV)/.installed
-	$(BIN)/pybabel extract -F babel.cfg -k _l -k lazy_gettext -o app/translations/messages.pot .
+	$(BIN)/pybabel extract -F babel.cfg -k _l -k lazy_gettext --ignore-dirs ".* __pycache__" \
+		-o app/translations/messages.pot .
 	$(BIN)/pybabel update --ignore-obsolete -i app/translations/messages.pot -d app/translations
 
 clean:
