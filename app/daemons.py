@@ -47,12 +47,16 @@ class Tracked:
         _TRACKED.append(self)
 
     def start(self, key, work, *args):
-        """Run `work(*args)` on a daemon thread of its own (a greenlet under gevent)."""
-        key = str(key)
+        """Run `work(*args)` on a daemon thread of its own (a greenlet under gevent), inside the
+        caller's app (its context, and the database session that context closes)."""
+        from flask import current_app
+
+        key, app = str(key), current_app._get_current_object()
 
         def run():
             try:
-                work(*args)
+                with app.app_context():
+                    work(*args)
             finally:
                 with self._lock:
                     self._running.pop(key, None)

@@ -349,7 +349,7 @@ def open_today(user, wait=None):
     (BRIEFING_WAIT_SECONDS by default), else the status says it is still coming."""
     row = _todays_row(user)
     if row.status == BriefingStatus.PENDING and _claim(row):
-        _generating.start(row.id, _generate_in, current_app._get_current_object(), row.id)
+        _generating.start(row.id, generate, row.id)
     wait = current_app.config["BRIEFING_WAIT_SECONDS"] if wait is None else wait
     deadline = time.monotonic() + wait
     view = _reread(row.id)
@@ -370,11 +370,6 @@ def narrative(user, briefing_id):
 
 
 _generating = daemons.Tracked("briefing")
-
-
-def _generate_in(app, briefing_id):
-    with app.app_context():
-        generate(briefing_id)
 
 
 def generate(briefing_id):
@@ -398,4 +393,3 @@ def generate(briefing_id):
     row.picks = picks or None
     row.status = BriefingStatus.READY if picks else failed
     db.session.commit()
-    db.session.remove()

@@ -178,9 +178,9 @@ def _claimed(source, now=None):
 _embedding = daemons.Tracked("embed")
 
 
-def start(app, source_id):
+def start(source_id):
     """Embed a ready source's passages on a thread of their own (a greenlet under gevent)."""
-    return _embedding.start(source_id, _run, app, source_id)
+    return _embedding.start(source_id, embed_source, source_id)
 
 
 def wait_for(source_id, seconds=30):
@@ -188,7 +188,7 @@ def wait_for(source_id, seconds=30):
     _embedding.wait_for(source_id, seconds)
 
 
-def catch_up(app, sources):
+def catch_up(sources):
     """Start the work for each ready source that still lacks vectors, unless a thread holds it or
     it failed a moment ago: a source from before the key was set, or one whose thread died."""
     progress = progress_of(sources)
@@ -196,15 +196,7 @@ def catch_up(app, sources):
         if progress.get(source.id, Progress(0, 0, "embedded")).state != "embedding" or _claimed(source):
             continue
         if not _embedding.running(source.id):
-            start(app, source.id)
-
-
-def _run(app, source_id):
-    with app.app_context():
-        try:
-            embed_source(source_id)
-        finally:
-            db.session.remove()
+            start(source.id)
 
 
 def embed_source(source_id):

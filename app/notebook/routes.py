@@ -645,7 +645,7 @@ def notebook_sources(page):
     one whose thread was lost, or whose failure is old enough to try again)."""
     rows = sources.sources_of(acting_user(), page)
     if embeddings.configured():
-        embeddings.catch_up(current_app._get_current_object(), rows)
+        embeddings.catch_up(rows)
     return rows
 
 
@@ -711,7 +711,7 @@ def source_progress(source_id):
     (a failed embedding is polled slowly, and started again once its retry is due)."""
     source = sources.get(acting_user(), source_id)
     if embeddings.configured():
-        embeddings.catch_up(current_app._get_current_object(), [source])
+        embeddings.catch_up([source])
     return render_template(SOURCE_ROW, source=source)
 
 
@@ -802,9 +802,9 @@ def _start_background_work(source):
     """A new source's thread: indexing if it is queued (its embedding follows on that thread),
     else its embedding, when embeddings are configured."""
     if source.status == "queued":
-        sources.start_processing(current_app._get_current_object(), source.id)
+        sources.start_processing(source.id)
     elif embeddings.configured():
-        embeddings.start(current_app._get_current_object(), source.id)
+        embeddings.start(source.id)
 
 
 def _candidate_index():

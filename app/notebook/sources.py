@@ -203,9 +203,9 @@ def delete(user, source_id):
 _indexing = daemons.Tracked("source")
 
 
-def start_processing(app, source_id):
+def start_processing(source_id):
     """Read, split and index a queued source on its own thread (a greenlet under gevent)."""
-    return _indexing.start(source_id, _process, app, source_id)
+    return _indexing.start(source_id, _process, source_id)
 
 
 def wait_for(source_id, seconds=30):
@@ -213,19 +213,16 @@ def wait_for(source_id, seconds=30):
     _indexing.wait_for(source_id, seconds)
 
 
-def _process(app, source_id):
-    with app.app_context():
-        try:
-            _read_split_and_index(source_id)
-            if embeddings.configured():  # ready: its vectors next, on this same thread
-                embeddings.embed_source(source_id)
-        except DomainError as refusal:  # the field's own reason ("no text in this PDF"), if it has one
-            _failed(source_id, next(iter(refusal.details.values()), refusal.key))
-        except Exception:
-            log.exception("source %s could not be indexed", source_id)
-            _failed(source_id, "NOTEBOOK_SOURCE_PROCESSING_FAILED")
-        finally:
-            db.session.remove()
+def _process(source_id):
+    try:
+        _read_split_and_index(source_id)
+        if embeddings.configured():  # ready: its vectors next, on this same thread
+            embeddings.embed_source(source_id)
+    except DomainError as refusal:  # the field's own reason ("no text in this PDF"), if it has one
+        _failed(source_id, next(iter(refusal.details.values()), refusal.key))
+    except Exception:
+        log.exception("source %s could not be indexed", source_id)
+        _failed(source_id, "NOTEBOOK_SOURCE_PROCESSING_FAILED")
 
 
 def _read_split_and_index(source_id):

@@ -273,9 +273,6 @@ def test_a_claim_whose_worker_died_reads_as_failed_and_is_not_retried(make_agent
         db.session.remove()
     html = client.http.get("/daily-briefing").get_data(as_text=True)
     assert status_of(html) == "FAILED" and fake.requests("mistral") == []
-    with app.app_context():
-        db.session.execute(db.update(DailyBriefing).values(status="FAILED"))
-        db.session.commit()
 
 
 def test_the_nightly_day_close_never_generates_a_briefing(make_agent_app, fake):

@@ -210,8 +210,7 @@ def test_signed_out_pages_and_static_files_keep_their_caching(client, signed_in)
 
 def test_a_reset_mail_reaches_the_log_in_development(tmp_path):
     """Read on the mail's own logger, not through the root's (caplog): what reaches the root
-    depends on the propagation every earlier test in the process left, and this test failed a
-    few times in whole runs without failing alone."""
+    depends on the propagation that earlier tests in the same process left."""
     app = create_app("development", **settings_for_tests(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'dev.db'}"))
     with app.app_context():
         db.create_all()
