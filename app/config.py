@@ -134,6 +134,17 @@ def _read_address(value):
     return str(value)
 
 
+DEVELOPMENT_SECRET_KEY = "dev-only-secret-change-me"
+SECRET_KEY_MIN_CHARS = 32
+
+
+def _read_production_secret(value):
+    key = str(value or "")
+    if key == DEVELOPMENT_SECRET_KEY or len(key) < SECRET_KEY_MIN_CHARS:
+        raise ValueError("a weak secret key")
+    return key
+
+
 WHOLE = _whole(0)
 COUNT = _whole(1)
 PORT = _whole(1, 65535)
@@ -148,11 +159,27 @@ DATABASE_URL = Kind(
 )
 SEARCH_SERVICE = Kind("tavily or gemini", lambda value: _one_of(value, "tavily", "gemini"))
 ADDRESS = Kind("a mail address such as 'Beyou <no-reply@example.com>'", _read_address)
+SECRET = Kind("any text", str, quoted=False)
+
+# Production reads these more strictly: its sessions, CSRF tokens and reset links are signed with
+# the key, and its cookies are Secure, so a browser never sends them back to an http:// address.
+PRODUCTION_KINDS = {
+    "SECRET_KEY": Kind(
+        f"at least {SECRET_KEY_MIN_CHARS} random characters in production (never the development value), such as "
+        "python -c 'import secrets; print(secrets.token_urlsafe(32))' prints",
+        _read_production_secret,
+        quoted=False,
+    ),
+    "PUBLIC_URL": Kind(
+        "an https:// URL in production, whose cookies are Secure and never come back over http",
+        _url("https").read,
+    ),
+}
 
 
 class Config:
     ENV_NAME = "development"
-    SECRET_KEY = _env("BEYOU_SECRET_KEY", "dev-only-secret-change-me")
+    SECRET_KEY = _env("BEYOU_SECRET_KEY", DEVELOPMENT_SECRET_KEY, SECRET)
     SQLALCHEMY_DATABASE_URI = _env("BEYOU_DATABASE_URL", f"sqlite:///{INSTANCE_DIR / 'beyou.sqlite3'}", DATABASE_URL)
     # No pool_pre_ping: its SELECT 1 was a round trip per request; extensions._hung_up checks
     # a pooled PostgreSQL connection on its socket instead.
@@ -310,11 +337,12 @@ _KINDS = {key: value.kind for key, value in vars(Config).items() if isinstance(v
 def read_settings(config):
     """Every setting of `config` that comes from a BEYOU_* variable, read as its kind, in place:
     the environment's text or a value given to `create_app`. All that cannot be read are named
-    in one `ConfigError`."""
+    in one `ConfigError`. In production, PRODUCTION_KINDS are read instead, an empty value too."""
     problems = []
-    for key, kind in _KINDS.items():
+    stricter = PRODUCTION_KINDS if config.get("ENV_NAME") == "production" else {}
+    for key, kind in {**_KINDS, **stricter}.items():
         value = config.get(key)
-        if value is None or value == "":
+        if (value is None or value == "") and key not in stricter:
             config[key] = None
             continue
         try:

@@ -139,3 +139,46 @@ def test_every_variable_in_the_readme_is_read():
     tests_only = {"BEYOU_TEST_DATABASE_URL", "BEYOU_TEST_REDIS_URL"}
     per_link = {"BEYOU_LLM_<NAME>_API_KEY", "BEYOU_LLM_<NAME>_MODEL", "BEYOU_LLM_<NAME>_BASE_URL"}
     assert readme_variables() - read_variables() - tests_only - per_link == set()
+
+
+# What production refuses that the other profiles let by --------------------------------------------
+
+# Production also refuses to boot without a key for each pinned link; these never reach a provider.
+PINNED_KEYS = {"BEYOU_LLM_MISTRAL_API_KEY": "unused", "BEYOU_LLM_GEMINI_API_KEY": "unused"}
+STRONG = {"SECRET_KEY": "k" * 32, "PUBLIC_URL": "https://beyou.example", "LLM_ENV": PINNED_KEYS}
+
+
+def test_production_boots_with_a_long_secret_key_and_an_https_address():
+    assert create_app("production", **STRONG).config["PUBLIC_URL"] == "https://beyou.example"
+
+
+@pytest.mark.parametrize("key", ["k" * 31, "dev-only-secret-change-me", ""])
+def test_production_refuses_a_secret_key_shorter_than_32_characters_or_the_development_one(key):
+    with pytest.raises(config.ConfigError) as refused:
+        create_app("production", **{**STRONG, "SECRET_KEY": key})
+    message = str(refused.value)
+    assert message.startswith("BEYOU_SECRET_KEY must be at least 32 random characters in production")
+    assert "never the development value" in message and (not key or key not in message)
+
+
+def test_production_refuses_a_public_address_that_is_not_https():
+    with pytest.raises(config.ConfigError) as refused:
+        create_app("production", **{**STRONG, "PUBLIC_URL": "http://beyou.example"})
+    assert str(refused.value) == (
+        "BEYOU_PUBLIC_URL must be an https:// URL in production, whose cookies are Secure and never come back "
+        "over http, not 'http://beyou.example'"
+    )
+
+
+DEVELOPMENT = {"SECRET_KEY": "dev-only-secret-change-me", "PUBLIC_URL": "http://127.0.0.1:5000"}
+
+
+def test_production_refuses_the_development_defaults_naming_both():
+    with pytest.raises(config.ConfigError) as refused:
+        create_app("production", **DEVELOPMENT, LLM_ENV=PINNED_KEYS)
+    assert re.findall(r"BEYOU_\w+ must", str(refused.value)) == ["BEYOU_SECRET_KEY must", "BEYOU_PUBLIC_URL must"]
+
+
+def test_the_other_profiles_let_the_development_key_and_an_http_address_by():
+    app = create_app("test", **DEVELOPMENT)
+    assert (app.config["SECRET_KEY"], app.config["PUBLIC_URL"]) == tuple(DEVELOPMENT.values())

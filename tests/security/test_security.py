@@ -1,9 +1,12 @@
 """CSRF, headers, cookies, per-IP limits and the admin wall."""
 
+import re
+
 import pytest
 import redis
 
 from app import create_app
+from app.config import ConfigError
 from app.llm import ChainConfigError
 from tests.conftest import (
     PASSWORD,
@@ -17,6 +20,8 @@ from tests.conftest import (
 
 # Production refuses to boot without a key for each pinned link; these never reach a provider.
 PRODUCTION_KEYS = {"BEYOU_LLM_MISTRAL_API_KEY": "unused", "BEYOU_LLM_GEMINI_API_KEY": "unused"}
+# And without a long secret key and an https:// public address.
+PRODUCTION = {"SECRET_KEY": "a-real-secret-of-forty-characters-or-so", "PUBLIC_URL": "https://beyou.example"}
 
 
 def test_a_post_without_a_csrf_token_is_refused_and_changes_nothing(client, user_id):
@@ -54,6 +59,16 @@ def test_pages_carry_the_security_headers(client):
     assert headers["X-Frame-Options"] == "DENY"
 
 
+def test_every_response_denies_the_powerful_browser_features(app, signed_in):
+    visitor = app.test_client()
+    answers = [visitor.get("/login"), visitor.get("/no-such-page"), signed_in.get("/dashboard")]
+    answers.append(visitor.get(re.search(r'src="(/static/[^"]+)"', answers[0].get_data(as_text=True)).group(1)))
+    for answer in answers:
+        policy = answer.headers["Permissions-Policy"]
+        for feature in ("camera", "microphone", "geolocation", "payment", "usb", "clipboard-read", "fullscreen"):
+            assert f"{feature}=()" in policy, (answer.request.path, feature)
+
+
 def test_htmx_is_configured_for_same_origin_and_no_eval(client):
     page = client.get("/login").get_data(as_text=True)
     assert '"selfRequestsOnly": true' in page
@@ -70,7 +85,7 @@ def test_session_cookies_are_httponly_and_lax(client, user_id):
 
 
 def test_session_cookies_are_secure_in_production():
-    app = standalone_app("production", SECRET_KEY="a-real-secret", LLM_ENV=PRODUCTION_KEYS)
+    app = standalone_app("production", **PRODUCTION, LLM_ENV=PRODUCTION_KEYS)
     make_user(app)
     client = app.test_client()
     https = {"base_url": "https://localhost", "headers": {"Referer": "https://localhost/login"}}
@@ -84,12 +99,9 @@ def test_session_cookies_are_secure_in_production():
 
 
 def test_production_refuses_to_boot_with_the_development_secret():
-    try:
-        create_app("production", **settings_for_tests(SECRET_KEY="dev-only-secret-change-me", LLM_ENV=PRODUCTION_KEYS))
-    except RuntimeError as error:
-        assert "BEYOU_SECRET_KEY" in str(error)
-    else:
-        raise AssertionError("production booted with the development secret")
+    settings = {**PRODUCTION, "SECRET_KEY": "dev-only-secret-change-me", "LLM_ENV": PRODUCTION_KEYS}
+    with pytest.raises(ConfigError, match="BEYOU_SECRET_KEY must be at least 32 random characters"):
+        create_app("production", **settings_for_tests(**settings))
 
 
 def test_the_credential_forms_share_a_per_ip_limit():
@@ -146,5 +158,5 @@ def test_with_redis_a_lockout_holds_across_worker_processes():
 
 def test_production_refuses_to_boot_without_keys_for_its_pinned_links():
     with pytest.raises(ChainConfigError) as refused:
-        create_app("production", **settings_for_tests(SECRET_KEY="a-real-secret", LLM_ENV={}))
+        create_app("production", **settings_for_tests(**PRODUCTION, LLM_ENV={}))
     assert "mistral" in str(refused.value)
