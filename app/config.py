@@ -213,6 +213,10 @@ class Config:
     PASSWORD_RESET_MAX_AGE = 15 * 60
     LOGIN_LOCKOUT_ATTEMPTS = _env("BEYOU_LOGIN_LOCKOUT_ATTEMPTS", "10", COUNT)
     LOGIN_LOCKOUT_MINUTES = _env("BEYOU_LOGIN_LOCKOUT_MINUTES", "15", COUNT)
+    # Past those failures each sign-in attempt waits twice as long as the last, at most this long
+    # (app/profile/sign_in_throttle.py); an address that signed in to an account is known to it this long.
+    LOGIN_DELAY_MAX_SECONDS = 300
+    LOGIN_KNOWN_ADDRESS_DAYS = 90
     AUTH_IP_LIMIT = _env("BEYOU_AUTH_IP_LIMIT", "30 per 15 minutes", RATE_LIMIT)
 
     # Mail: the log unless an SMTP host is configured.

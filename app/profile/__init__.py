@@ -21,7 +21,7 @@ DOMAIN = Domain(
         "LANGUAGE_INVALID": _l("Choose English or Portuguese."),
         "TIMEZONE_INVALID": _l("Choose a valid time zone."),
         "INVALID_CREDENTIALS": _l("Email or password is incorrect."),
-        "LOGIN_LOCKED": _l("Too many failed attempts for this email. Sign-in is paused for %(minutes)s minutes."),
+        "LOGIN_LOCKED": _l("Too many failed attempts. Sign-in is paused for %(wait)s: try again after that."),
         "RESET_LINK_INVALID": _l("This reset link is invalid or has already been used."),
         "RESET_LINK_EXPIRED": _l("This reset link has expired. Ask for a new one."),
         "THEME_INVALID": _l("Choose light, dark or system."),

@@ -1,4 +1,4 @@
-"""Accounts: registration, sign-in with lockout, password reset, admin grants."""
+"""Accounts: registration, sign-in (its waits: sign_in_throttle), password reset, admin grants."""
 
 import hashlib
 import secrets
@@ -19,9 +19,9 @@ from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
 from app import events
 from app.extensions import db, limiter
-from app.profile import widgets
+from app.profile import sign_in_throttle, widgets
 from app.profile.models import User, UserSession
-from app.shared.errors import Invalid, NotFound, Throttled
+from app.shared.errors import Invalid, NotFound
 
 LANGUAGES = ("en", "pt")
 PASSWORD_MIN, PASSWORD_MAX = 8, 256
@@ -122,28 +122,22 @@ def register(*, name, email, password, language="en", timezone_name=None):
 # Sign-in -------------------------------------------------------------------------------
 
 
-def _lockout():
-    cfg = current_app.config
-    item = parse_limit(f"{cfg['LOGIN_LOCKOUT_ATTEMPTS']} per {cfg['LOGIN_LOCKOUT_MINUTES']} minutes")
-    return MovingWindowRateLimiter(limiter.storage), item
+def authenticate(email, password, address=None):
+    """The user with these credentials, signing in from `address` (the client's IP).
 
-
-def authenticate(email, password):
-    """The user with these credentials.
-
-    Ten failures for one email (known or not, so the lock reveals nothing) pause sign-in for
-    that email for fifteen minutes; a right password does not get through a lock.
+    Failures make further attempts wait a while, never lock (app/profile/sign_in_throttle.py):
+    a wait is the same for a known and an unknown email, and once it is over a right password
+    gets in.
     """
     email = normalise_email(email)
-    window, item = _lockout()
-    if not window.test(item, "login-failures", email):
-        raise Throttled("LOGIN_LOCKED", minutes=current_app.config["LOGIN_LOCKOUT_MINUTES"])
+    attempt = sign_in_throttle.Attempt(email, str(address or "")).begin()
     user = db.session.scalar(db.select(User).where(User.email == email))
     if not _password_matches(user.password_hash if user else _dummy_hash(_hasher()), password or ""):
-        window.hit(item, "login-failures", email)
+        attempt.failed()
         raise Invalid("INVALID_CREDENTIALS")
     if user is None:  # the dummy hash matched: impossible in practice, refused all the same
         raise Invalid("INVALID_CREDENTIALS")
+    attempt.succeeded()
     if _hasher().check_needs_rehash(user.password_hash):
         user.password_hash = _hasher().hash(password)
     user.last_login_at = datetime.now(UTC)

@@ -17,7 +17,8 @@ from app.web.forms import form_refused
 
 bp = Blueprint("auth", __name__, template_folder="templates")
 
-# One per-IP budget for every credential form, on top of the per-email lockout.
+# One per-IP budget for the sign-up and reset forms. Sign-in has its own waits instead, which
+# never keep a right password out for long (accounts.authenticate).
 auth_ip_limit = limiter.shared_limit(lambda: current_app.config["AUTH_IP_LIMIT"], scope="auth-forms", methods=["POST"])
 
 
@@ -77,7 +78,6 @@ def _tell_owner_of_sign_up_attempt(email):
 
 
 @bp.route("/login", methods=["GET", "POST"])
-@auth_ip_limit
 def login():
     next_url = safe_next(request.values.get("next"))
     if signed_in():
@@ -85,9 +85,10 @@ def login():
     if request.method == "GET":
         return render_template("auth/login.html", form={}, fields={}, next_url=next_url)
     try:
-        user = accounts.authenticate(request.form.get("email"), request.form.get("password"))
+        user = accounts.authenticate(request.form.get("email"), request.form.get("password"), request.remote_addr)
     except DomainError as error:
-        return form_refused("auth/login.html", error, next_url=next_url)
+        page, status = form_refused("auth/login.html", error, next_url=next_url)
+        return page, status, {"Retry-After": str(error.params["seconds"])} if "seconds" in error.params else {}
     _start_session(user, remember=bool(request.form.get("remember")))
     return redirect(next_url or url_for("dashboard.index"))
 

@@ -63,7 +63,7 @@ def test_a_refusal_carries_a_key_a_translated_message_and_field_details(app_cont
 
 
 def test_message_placeholders_are_filled(app_context):
-    assert "paused for 15 minutes" in DomainError("LOGIN_LOCKED", minutes=15).message
+    assert "paused for 15 minutes" in DomainError("LOGIN_LOCKED", wait="15 minutes").message
 
 
 def test_announcements_are_collected_only_inside_a_scope():

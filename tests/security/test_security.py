@@ -104,19 +104,29 @@ def test_production_refuses_to_boot_with_the_development_secret():
         create_app("production", **settings_for_tests(**settings))
 
 
-def test_the_credential_forms_share_a_per_ip_limit():
+def test_the_sign_up_and_reset_forms_share_a_per_ip_limit():
     app = standalone_app(AUTH_IP_LIMIT="3 per minute")
     client = app.test_client()
     token = csrf_token_from(client.get("/login"))
     statuses = [
-        client.post("/login", data={"email": f"x{i}@example.com", "password": "x", "csrf_token": token}).status_code
+        client.post("/forgot-password", data={"email": f"x{i}@example.com", "csrf_token": token}).status_code
         for i in range(3)
     ]
-    assert statuses == [422, 422, 422]
-    refused = client.post("/forgot-password", data={"email": "x@example.com", "csrf_token": token})
+    assert statuses == [200, 200, 200]
+    refused = client.post("/register", data={"email": "x@example.com", "csrf_token": token})
     assert refused.status_code == 429
     assert "Retry-After" in refused.headers
     assert "Too many requests" in refused.get_data(as_text=True)
+
+
+def test_the_per_ip_limit_never_refuses_a_right_password():
+    app = standalone_app(AUTH_IP_LIMIT="3 per minute")
+    make_user(app)
+    client = app.test_client()
+    token = csrf_token_from(client.get("/login"))
+    for i in range(4):
+        client.post("/forgot-password", data={"email": f"x{i}@example.com", "csrf_token": token})
+    assert sign_in(client).status_code == 302
 
 
 def test_admin_pages_are_for_admins_only(app, client, user_id):
@@ -144,16 +154,18 @@ def test_seed_demo_is_idempotent(app):
 
 
 @pytest.mark.skipif(not TEST_REDIS_URL, reason="BEYOU_TEST_REDIS_URL not set")
-def test_with_redis_a_lockout_holds_across_worker_processes():
-    """Two apps stand for two workers: failures counted by one lock the email on the other."""
+def test_with_redis_a_sign_in_wait_holds_across_worker_processes():
+    """Two apps stand for two workers: failures counted by one make the next attempt on the other
+    wait, and what Redis holds names neither the email nor the address."""
     first, second = standalone_app(), standalone_app()
     for app in (first, second):
         make_user(app)
     for _ in range(10):
         sign_in(first.test_client(), password="wrong guess!")
     response = sign_in(second.test_client())
-    assert response.status_code == 429
-    assert redis.Redis.from_url(TEST_REDIS_URL).keys("*login-failures*ana@example.com*")  # counted in Redis
+    assert response.status_code == 429 and response.headers["Retry-After"] == "2"
+    keys = b" ".join(redis.Redis.from_url(TEST_REDIS_URL).keys("*sign-in/pair/*"))
+    assert keys and b"ana@example.com" not in keys and b"127.0.0.1" not in keys
 
 
 def test_production_refuses_to_boot_without_keys_for_its_pinned_links():
