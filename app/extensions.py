@@ -215,6 +215,25 @@ def _patiently(attempt, *args):
         pause = min(pause * 2, 0.1)
 
 
+def database_busy(error):
+    """Whether a database error means "busy now, try again", which no request can fix by itself:
+    SQLite's write lock outlasted the patience above, or PostgreSQL gave up on a lock
+    (lock_timeout), a statement (statement_timeout), a serializable transaction or a deadlock.
+    The statement changed nothing; the transaction is to be rolled back."""
+    cause = getattr(error, "orig", error)  # SQLAlchemy's wrapper, or the driver's own error
+    if isinstance(cause, sqlite3.OperationalError):
+        return "locked" in str(cause)
+    return getattr(cause, "sqlstate", None) in POSTGRES_BUSY
+
+
+POSTGRES_BUSY = {
+    "55P03": "lock_not_available",  # NOWAIT, or lock_timeout passed
+    "57014": "query_canceled",  # statement_timeout passed
+    "40001": "serialization_failure",
+    "40P01": "deadlock_detected",  # PostgreSQL ended this transaction to free the other one
+}
+
+
 class PatientCursor(sqlite3.Cursor):
     def execute(self, sql, parameters=(), /):
         return _patiently(super().execute, sql, parameters)

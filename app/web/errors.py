@@ -9,12 +9,13 @@ import logging
 from flask import current_app, g, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
-from app.extensions import db
+from app.extensions import database_busy, db
 from app.shared.errors import DomainError, message_for
-from app.web.rendering import is_htmx
+from app.web.rendering import is_htmx, trigger
 
 log = logging.getLogger("beyou.web")
 
@@ -43,11 +44,25 @@ MESSAGES = {
 BUSY_RETRY_SECONDS = 2
 
 
-def render_error(status, message=None):
+def render_error(status, message=None, **context):
     title = TITLES.get(status, TITLES[500])()
     message = message or MESSAGES.get(status, MESSAGES[500])()
     template = "errors/_error.html" if is_htmx() else "errors/page.html"
-    return render_template(template, status=status, title=title, message=message), status
+    return render_template(template, status=status, title=title, message=message, **context), status
+
+
+def come_back_later(message):
+    """A 503 with Retry-After that keeps what the user typed. htmx leaves the page as it is — the
+    form still holds every word — and shows the message as a toast (static/js/app.js would swap
+    an error fragment over the form). A plain form comes back on the error page as a button that
+    sends the same values again."""
+    headers = {"Retry-After": str(BUSY_RETRY_SECONDS)}
+    if is_htmx():
+        trigger("toast", {"message": message, "kind": "error"})
+        return "", 503, {**headers, "HX-Reswap": "none"}
+    typed = request.form if request.method == "POST" else None  # whole: sent again, it must be all there
+    body, status = render_error(503, message, typed=typed)
+    return body, status, headers
 
 
 def init_app(app):
@@ -79,8 +94,21 @@ def init_app(app):
         # user is a database read away, which is what there is no connection for. Flask-Login
         # keeps the request's user in `g._login_user`; tests/assistant/test_durability.py guards it.
         g._login_user = current_app.login_manager.anonymous_user()
-        body, status = render_error(503)
-        return body, status, {"Retry-After": str(BUSY_RETRY_SECONDS)}
+        return come_back_later(MESSAGES[503]())
+
+    @app.errorhandler(OperationalError)
+    def database_error(error):
+        """Another connection held the lock this request's write needed for longer than it may
+        wait (SQLite's patience, PostgreSQL's lock or statement timeout), or PostgreSQL broke a
+        deadlock: nothing of the transaction is saved, and the user is told so and keeps what
+        they typed. Any other database failure is a fault."""
+        if not database_busy(error):
+            return unexpected_error(error)
+        log.warning("database busy for %s %s: %s", request.method, request.path, error.orig)
+        db.session.rollback()
+        return come_back_later(
+            _("The server is busy right now, and nothing was saved. What you typed is kept: send it again in a moment.")
+        )
 
     @app.errorhandler(Exception)
     def unexpected_error(error):
