@@ -211,6 +211,7 @@ class Config:
 
     # Accounts
     PASSWORD_RESET_MAX_AGE = 15 * 60
+    SIGN_UP_LINK_MAX_AGE = 24 * 60 * 60  # a sign-up finishes from its mailed link within a day
     LOGIN_LOCKOUT_ATTEMPTS = _env("BEYOU_LOGIN_LOCKOUT_ATTEMPTS", "10", COUNT)
     LOGIN_LOCKOUT_MINUTES = _env("BEYOU_LOGIN_LOCKOUT_MINUTES", "15", COUNT)
     # Past those failures each sign-in attempt waits twice as long as the last, at most this long
@@ -254,6 +255,10 @@ class Config:
     # How long a change the assistant proposed (a delete, a check that pays XP) can be confirmed.
     AGENT_CONFIRMATION_MINUTES = _env("BEYOU_AGENT_CONFIRMATION_MINUTES", "15", COUNT)
     AGENT_RATE_LIMIT = _env("BEYOU_AGENT_RATE_LIMIT", "30 per hour", RATE_LIMIT)
+    # The longest a structured model call may take (the wizard's suggestions, the notebook's AI,
+    # the briefing), every link and the one repair together: a request waits on it, so it ends
+    # well before a proxy gives up on the request (nginx and most load balancers wait 60 s).
+    AI_REQUEST_SECONDS = _env("BEYOU_AI_REQUEST_SECONDS", "30", SECONDS)
 
     # A study source up to this many characters is indexed in its request, a PDF up to this size
     # read there; longer ones go to a background thread (app/notebook/sources.py).

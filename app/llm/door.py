@@ -141,10 +141,14 @@ class Model:
     ) -> Schema:
         """`Chain.structured`, after spending one call of the door's bucket for `user` (raises
         `BudgetSpent` before any model is asked when it is empty; given back when no model
-        answered)."""
+        answered). Without a `deadline`, the call ends within AI_REQUEST_SECONDS, every link and
+        the repair together (`DeadlineReached`): someone is waiting on it, and no link's own
+        budgets (two minutes each) may hold them, or a worker, longer."""
         if self.bucket is not None:
             self.bucket.spend(user)
         started = time.monotonic()
+        if deadline is None:
+            deadline = started + current_app.config["AI_REQUEST_SECONDS"]
         try:
             answer = self.chain.structured(request, schema, retry=retry, deadline=deadline)
         except LLMError as failed:

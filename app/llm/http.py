@@ -11,15 +11,21 @@ It exists for what the SDKs cannot do on their own:
 - a cancelled call closes the responses it opened (google-genai does not close its stream when
   its generator is closed), so the transport remembers them while a caller is watching;
 - SSE comments (`: keepalive`) are legal in any event stream, but google-genai takes a comment
-  line for a broken JSON chunk: a Gemini link reads its streams without them.
+  line for a broken JSON chunk: a Gemini link reads its streams without them;
+- a body that has said its last word (an event stream's `data: [DONE]`, a JSON document whole,
+  Gemini's finish reason) is read to its end within DRAIN_SECONDS and DRAIN_BYTES (`tail`): a
+  server that holds the body open after it — silent, trickling bytes, sending comments, never
+  ending its chunked body — costs that connection, never a thread or a worker's CPU.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -88,10 +94,15 @@ class LinkTransport(httpx2.BaseTransport):
         if isinstance(request.stream, httpx2.ByteStream):  # a JSON body: sent once, then let go
             request.stream, request._content = _SentOnce(request.content), b""
         response = self._inner.handle_request(request)
-        if response.headers.get("content-type", "").startswith("text/event-stream"):
-            stream = _EndReadAfterDone(response.stream, self._local)
+        content_type = response.headers.get("content-type", "")
+        stream: httpx2.SyncByteStream | None = None
+        if content_type.startswith("text/event-stream"):
+            stream = _WithLastWord(response.stream, self._local, _SaidDone())
             if self._drop_sse_comments:
                 stream = _WithoutComments(stream)
+        elif "json" in content_type and "content-length" not in response.headers:
+            stream = _WithLastWord(response.stream, self._local, _JsonWhole())  # chunked, or ended by closing
+        if stream is not None:
             response = httpx2.Response(
                 response.status_code, headers=response.headers, stream=stream, extensions=response.extensions
             )
@@ -109,6 +120,18 @@ class LinkTransport(httpx2.BaseTransport):
             yield
         finally:
             self._local.opened = previous
+
+    @contextmanager
+    def bounded(self, bound: ReadBound | None) -> Iterator[None]:
+        """While inside, this thread's reads are bounded by `bound` (None: not at all): a body's
+        tail for a link that knows from the answer itself that it ended (Gemini's finish reason),
+        or a whole call's time for a caller that waits on it in a request."""
+        previous = getattr(self._local, "bound", None)
+        self._local.bound = bound
+        try:
+            yield
+        finally:
+            self._local.bound = previous
 
     @contextmanager
     def cutting(self, cut: Cut) -> Iterator[None]:
@@ -173,8 +196,9 @@ class _CuttableStream(httpcore2.NetworkStream):
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         self._claim()
-        if getattr(self._local, "draining", False):
-            timeout = DRAIN_SECONDS if timeout is None else min(timeout, DRAIN_SECONDS)
+        bound = getattr(self._local, "bound", None)
+        if bound is not None:
+            return bound.read(self._inner, max_bytes, timeout)
         return self._inner.read(max_bytes, timeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
@@ -197,41 +221,117 @@ class _CuttableStream(httpcore2.NetworkStream):
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's, also under TLS
 
 
-class _EndReadAfterDone(httpx2.SyncByteStream):
-    """An event stream that, closed after its `data: [DONE]`, first reads the few bytes that end
-    the HTTP body, so its connection goes back to the pool. The openai SDK stops reading at
-    `[DONE]` and closes the response, and a response closed before its end closes its connection:
-    every model call would then open a new one, a TCP and TLS handshake before its first token.
-    A stream closed before `[DONE]` (a call cancelled or cut) closes as it did, and the ending is
-    waited for at most DRAIN_SECONDS."""
+DRAIN_SECONDS = 0.25  # how long a body that said its last word may take to end, in all
+DRAIN_BYTES = 4096  # how much it may still send meanwhile (a chunked body's end is 5 bytes)
 
-    def __init__(self, inner: httpx2.SyncByteStream, local: threading.local):
+
+class ReadBound:
+    """How long, and how much, a thread may still read: each read waits at most until `seconds`
+    from now in all, and `max_bytes` may come meanwhile. Past either a read fails, and a response
+    closed before its end closes its connection instead of giving it back to the pool."""
+
+    def __init__(self, seconds: float, max_bytes: int, *, what: str):
+        self._seconds, self._max_bytes, self._what = seconds, max_bytes, what
+        self._until = time.monotonic() + seconds
+        self._left = max_bytes
+
+    def read(self, inner: httpcore2.NetworkStream, max_bytes: int, timeout: float | None) -> bytes:
+        remaining = self._until - time.monotonic()
+        if remaining <= 0:
+            raise httpcore2.ReadTimeout(f"{self._what} did not end within {self._seconds:g}s")
+        data = inner.read(max_bytes, remaining if timeout is None else min(timeout, remaining))
+        self._left -= len(data)
+        if self._left < 0:
+            raise httpcore2.ReadError(f"{self._what} sent over {self._max_bytes} bytes")
+        return data
+
+
+def tail() -> ReadBound:
+    """What a body may still send once it said its last word: its end, within DRAIN_SECONDS and
+    DRAIN_BYTES of that word."""
+    return ReadBound(DRAIN_SECONDS, DRAIN_BYTES, what="the body after its last word")
+
+
+class _WithLastWord(httpx2.SyncByteStream):
+    """A body that says its last word before it ends; once it did, the rest is read as its `tail`.
+
+    Reading the end matters: the openai SDK stops at `[DONE]` and closes the response, and a
+    response closed before its end closes its connection, so every model call would open a new
+    one (a TCP and TLS handshake before its first token). Bounding it matters as much: a server
+    that holds the body open after its last word must not hold the thread reading it. A body
+    closed before its last word (a call cancelled or cut) closes at once."""
+
+    def __init__(self, inner: httpx2.SyncByteStream, local: threading.local, said: Callable[[bytes], bool]):
         self._inner = inner
         self._local = local
-        self._tail = b""
-        self._done_said = False
+        self._said = said
+        self._chunks: Iterator[bytes] | None = None
+        self._tail: ReadBound | None = None
+        self._ended = False
 
     def __iter__(self) -> Iterator[bytes]:
-        for chunk in self._inner:
-            self._tail = (self._tail + chunk)[-len(DONE) - 2 :]
-            self._done_said = self._done_said or DONE in self._tail
+        self._chunks = iter(self._inner)
+        for chunk in self._chunks:
+            if self._said(chunk):  # before it is given: a reader may stop at the last word
+                self._tail = tail()
+                yield chunk
+                yield from self._rest()
+                return
+            yield chunk
+        self._ended = True
+
+    def _rest(self) -> Iterator[bytes]:
+        """What comes after the last word, within its tail (a bound overrun ends it quietly: the
+        answer is whole, and the connection closes below)."""
+        while self._chunks is not None and not self._ended:
+            outer, self._local.bound = getattr(self._local, "bound", None), self._tail
+            try:
+                chunk = next(self._chunks, None)
+            except (httpx2.HTTPError, OSError):
+                return
+            finally:
+                self._local.bound = outer
+            if chunk is None:
+                self._ended = True
+                return
             yield chunk
 
     def close(self) -> None:
-        if self._done_said:
-            self._local.draining = True
-            try:
-                for _rest in self._inner:
-                    pass
-            except (httpx2.HTTPError, OSError):
-                pass  # the connection is closed below instead of kept
-            finally:
-                self._local.draining = False
+        if self._tail is not None:
+            for _rest in self._rest():
+                pass
         self._inner.close()
 
 
+class _SaidDone:
+    """Whether an event stream said `data: [DONE]` (the OpenAI protocol's last event)."""
+
+    def __init__(self) -> None:
+        self._seen = b""
+
+    def __call__(self, chunk: bytes) -> bool:
+        self._seen = (self._seen + chunk)[-len(DONE) - 2 :]
+        return DONE in self._seen
+
+
 DONE = b"data: [DONE]"
-DRAIN_SECONDS = 0.25
+
+
+class _JsonWhole:
+    """Whether a JSON body holds its whole document (a body sent without a length)."""
+
+    def __init__(self) -> None:
+        self._body = bytearray()
+
+    def __call__(self, chunk: bytes) -> bool:
+        self._body += chunk
+        if not self._body.rstrip().endswith((b"}", b"]")):
+            return False
+        try:
+            json.loads(self._body)
+        except ValueError:
+            return False
+        return True
 
 
 class _WithoutComments(httpx2.SyncByteStream):

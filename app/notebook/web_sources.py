@@ -16,22 +16,27 @@ Two services, chosen by SOURCE_SEARCH, the design's two options:
 Off unless the chosen service's key is set; the sources panel then says so. The call goes to the
 service's own address, outside the chat chain and its blocklist, and the privacy page names it.
 Only the words the student typed are sent, never anything of their notes or sources. A service
-that fails says how (its quota, this server's key, its time), and the typed words stay.
+that fails says how (its quota, this server's key, its time), and the typed words stay. A whole
+search — the answer, and each grounding link's redirect — ends within SOURCE_SEARCH_TIMEOUT,
+however slowly the service sends its bytes (`_search_client`).
 """
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import httpx2
-import requests
 from flask import current_app
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
 from app.extensions import db
+from app.llm.http import ReadBound, link_http_client
+from app.llm.settings import Timeouts
 from app.notebook import services as notebook
 from app.notebook import sources
 from app.notebook.models.sources import SearchSuggestions
@@ -46,7 +51,8 @@ QUERY_MAX_CHARS = 200
 RESULTS = 5
 SNIPPET_MAX_CHARS = 400
 URL_MAX_CHARS = 2000
-REDIRECT_TIMEOUT = 5.0  # seconds to read where one of Gemini's grounding links leads
+SEARCH_MAX_BYTES = 8 * 1024 * 1024  # five pages' raw text, at the most
+CONNECT_SECONDS = 10.0
 GEMINI_API_VERSION = "v1beta"
 GEMINI_INSTRUCTION = (
     "You find good sources on the web for a student. Search the web for the topic the student "
@@ -101,10 +107,25 @@ def find(user, page_id, query):
         refuse_if({"q": "NOTEBOOK_WEB_QUERY_REQUIRED"})
     if len(words) > QUERY_MAX_CHARS:
         refuse_if({"q": "NOTEBOOK_SEARCH_TOO_LONG"})
-    if service() != "gemini":
-        return Found(_tavily(words, current_app.config))
-    candidates, suggestions = _gemini(words, current_app.config)
+    with _search_client(current_app.config) as client:
+        if service() != "gemini":
+            return Found(_tavily(client, words, current_app.config))
+        candidates, suggestions = _gemini(client, words, current_app.config)
     return Found(candidates, _keep_suggestions(user, suggestions) if suggestions else None)
+
+
+@contextmanager
+def _search_client(config) -> Iterator[httpx2.Client]:
+    """The HTTP client of one search: every byte it reads, through every request, comes within
+    SOURCE_SEARCH_TIMEOUT of the search's start (a per-read timeout alone lets a service that
+    trickles a byte a second hold the request for ever)."""
+    seconds = config["SOURCE_SEARCH_TIMEOUT"]
+    client, transport = link_http_client(Timeouts(connect=min(CONNECT_SECONDS, seconds), total=seconds))
+    try:
+        with transport.bounded(ReadBound(seconds, SEARCH_MAX_BYTES, what="the web search")):
+            yield client
+    finally:
+        client.close()
 
 
 def suggestions(user, suggestions_id):
@@ -125,19 +146,18 @@ def _keep_suggestions(user, html):
     return kept.id
 
 
-def _tavily(words, config):
+def _tavily(client, words, config):
     try:
-        answer = requests.post(
+        answer = client.post(
             config["SOURCE_SEARCH_BASE_URL"].rstrip("/") + "/search",
             json={"query": words, "max_results": RESULTS, "search_depth": "basic", "include_raw_content": True},
             headers={"Authorization": f"Bearer {config['SOURCE_SEARCH_API_KEY']}"},
-            timeout=config["SOURCE_SEARCH_TIMEOUT"],
         )
-    except requests.Timeout as error:
+    except httpx2.TimeoutException as error:
         raise _failed("NOTEBOOK_WEB_SEARCH_TIMEOUT", error) from error
-    except requests.RequestException as error:
+    except httpx2.HTTPError as error:
         raise _failed("NOTEBOOK_WEB_SEARCH_FAILED", error) from error
-    if not answer.ok:
+    if not answer.is_success:
         raise _refused(answer.status_code, answer.text)
     try:
         results = answer.json()["results"]
@@ -146,17 +166,15 @@ def _tavily(words, config):
         raise _failed("NOTEBOOK_WEB_SEARCH_FAILED", error) from error
 
 
-def _gemini(words, config):
-    client = genai.Client(
+def _gemini(client, words, config):
+    gemini = genai.Client(
         api_key=config["SOURCE_SEARCH_GEMINI_API_KEY"],
         http_options=types.HttpOptions(
-            base_url=config["SOURCE_SEARCH_GEMINI_BASE_URL"],
-            api_version=GEMINI_API_VERSION,
-            timeout=int(config["SOURCE_SEARCH_TIMEOUT"] * 1000),
+            base_url=config["SOURCE_SEARCH_GEMINI_BASE_URL"], api_version=GEMINI_API_VERSION, httpx_client=client
         ),
     )
     try:
-        response = client.models.generate_content(
+        response = gemini.models.generate_content(
             model=config["SOURCE_SEARCH_GEMINI_MODEL"],
             contents=words,
             config=types.GenerateContentConfig(
@@ -169,9 +187,7 @@ def _gemini(words, config):
         raise _failed("NOTEBOOK_WEB_SEARCH_TIMEOUT", error) from error
     except (httpx2.TransportError, ValueError) as error:
         raise _failed("NOTEBOOK_WEB_SEARCH_FAILED", error) from error
-    finally:
-        client.close()
-    return grounded_candidates(response), search_suggestions(response)
+    return grounded_candidates(client, response), search_suggestions(response)
 
 
 def search_suggestions(response):
@@ -182,7 +198,7 @@ def search_suggestions(response):
     return (entry.rendered_content or None) if entry is not None else None
 
 
-def grounded_candidates(response):
+def grounded_candidates(client, response):
     """The pages Gemini's answer is grounded in, each with what the answer says of it: the
     segments of the supports that cite it, in the answer's order."""
     candidate = (response.candidates or [None])[0]
@@ -200,7 +216,12 @@ def grounded_candidates(response):
         if chunk.web is None or not chunk.web.uri or not said[index]:
             continue
         text = " ".join(said[index])
-        page = {"url": _page_address(chunk.web.uri), "title": chunk.web.title, "content": text, "raw_content": text}
+        page = {
+            "url": _page_address(client, chunk.web.uri),
+            "title": chunk.web.title,
+            "content": text,
+            "raw_content": text,
+        }
         if proposed := _candidate(page):
             found.append(proposed)
         if len(found) == RESULTS:
@@ -208,15 +229,15 @@ def grounded_candidates(response):
     return found
 
 
-def _page_address(uri):
+def _page_address(client, uri):
     """The page a grounding link leads to (its redirect's `Location`, which `_candidate` refuses
-    unless it is a web address); the link itself when it could not be followed."""
+    unless it is a web address); the link itself when it could not be followed in the search's time."""
     if not web_address(uri):
         return uri
     try:
-        answer = requests.get(uri, allow_redirects=False, stream=True, timeout=REDIRECT_TIMEOUT)
+        answer = client.send(client.build_request("GET", uri), follow_redirects=False, stream=True)
         answer.close()
-    except requests.RequestException as error:
+    except httpx2.HTTPError as error:
         log.warning("could not read where a grounding link leads: %s", error)
         return uri
     return answer.headers.get("Location", "") if answer.is_redirect else uri

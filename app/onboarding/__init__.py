@@ -19,6 +19,10 @@ DOMAIN = Domain(
             "The setup assistant has made many suggestions this hour. Try again at %(time)s, or add things "
             "yourself on their pages."
         ),
+        "ONBOARDING_AI_TOO_SLOW": _l(
+            "The setup assistant took more than %(seconds)s seconds to answer, so we stopped waiting. Try again, "
+            "or add things yourself."
+        ),
         "ONBOARDING_ANSWER_UNUSABLE": _l(
             "The setup assistant's answer could not be used. Try again, or add things yourself."
         ),

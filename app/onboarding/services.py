@@ -21,6 +21,7 @@ from datetime import date, timedelta
 from functools import cache
 from pathlib import Path
 
+from flask import current_app
 from jinja2 import Environment, StrictUndefined
 from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError
@@ -32,7 +33,17 @@ from app.goals import services as goals
 from app.goals.models import Goal
 from app.habits import services as habits
 from app.habits.models import Habit
-from app.llm import AnswerUnreadable, BudgetSpent, ChatRequest, LLMError, Message, Model, RateBucket, model
+from app.llm import (
+    AnswerUnreadable,
+    BudgetSpent,
+    ChatRequest,
+    DeadlineReached,
+    LLMError,
+    Message,
+    Model,
+    RateBucket,
+    model,
+)
 from app.onboarding.models import OnboardingRun, OnboardingStatus, OnboardingStep
 from app.profile import configuration
 from app.routines import schedules
@@ -87,6 +98,16 @@ class AssistantUnavailable(DomainError):
 
     def __init__(self):
         super().__init__("AI_UNAVAILABLE")
+
+
+class AssistantTooSlow(DomainError):
+    """No model answered within the door's deadline (AI_REQUEST_SECONDS): the step stays as it
+    was, with the same retry and manual path."""
+
+    status = 503
+
+    def __init__(self):
+        super().__init__("ONBOARDING_AI_TOO_SLOW", seconds=current_app.config["AI_REQUEST_SECONDS"])
 
 
 class AnswerUnusable(DomainError):
@@ -211,6 +232,8 @@ def suggest(user, step, said):
         raise Throttled("ONBOARDING_RATE_LIMITED", time=spent.reset_at.strftime("%H:%M UTC")) from None
     except AnswerUnreadable:
         raise AnswerUnusable() from None
+    except DeadlineReached:
+        raise AssistantTooSlow() from None
     except LLMError:
         raise AssistantUnavailable() from None
     run.said = said

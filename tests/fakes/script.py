@@ -39,6 +39,9 @@ class Reply:
     keepalive_every: float | None = None  # ...sending `: keepalive` comments this often (None: silent)
     usage: tuple[int, int] | None = (11, 7)
     linger: float = 0.0  # seconds the body stays open after its last event (a stream's end held back)
+    # What the provider does after its last event (or its whole JSON answer) instead of ending the
+    # body, for `linger` seconds or until the client hangs up: one of TAILS.
+    tail: str | None = None
     reasoning: str | None = None  # DeepSeek reasoning_content / a Gemini thought part
     # Mistral's reasoning models (OpenAI wire): these thinking pieces stream first, each as a
     # `thinking` typed piece, and with `typed_text` the text goes as `text` typed pieces, not
@@ -95,6 +98,12 @@ class Reply:
     @property
     def joined_text(self) -> str:
         return "".join(self.text)
+
+
+# After the answer's last word: "silent" (a body ended only by closing, which never comes),
+# "trickle" (a byte every 100 ms), "comments" (keep-alive lines, a hundred a second; whitespace
+# in a JSON body), "unended" (a chunked body whose last chunk never comes).
+TAILS = ("silent", "trickle", "comments", "unended")
 
 
 def echo_reply(last_user_text: str) -> Reply:

@@ -231,6 +231,8 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             if reply is not None and reply.first_byte_delay and not self._silent_for(reply.first_byte_delay):
                 record.disconnected.set()
                 self.close_connection = True
+            elif reply is not None and reply.tail:
+                self._never_ending_json(record, reply)
             elif reply is not None and (reply.status != 200 or reply.body is not None):
                 self._send_json(
                     reply.status,
@@ -270,28 +272,31 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             self._send_json(reply.status, body, reply.headers)
             return
         if not record.streamed and search.google_search_requested(record.body):
+            if reply.tail:
+                self._never_ending_json(record, reply)
+                return
             query = _last_user_text("gemini", record.body)
             pages = search.default_grounding(query) if reply.grounding is None else reply.grounding
             redirects = f"{self.providers.url}/{record.provider}/{search.REDIRECT}/"
             self._send_json(200, search.gemini_grounded_answer(pages, query, model, redirects), reply.headers)
             return
         if not record.streamed:
-            if reply.garbage_after is not None:
-                self._send_raw(200, b'{"choices": [ {"message": ', "application/json", reply.headers)
-                return
             render = wire.openai_completion if record.protocol == "openai" else wire.gemini_response
-            self._send_json(200, render(reply, model), reply.headers)
+            body = json.dumps(render(reply, model)).encode()
+            if reply.garbage_after is not None:  # a document cut short
+                body = b'{"choices": [ {"message": ' if record.protocol == "openai" else b'{"candidates": [ {'
+            if reply.tail:
+                self._open_body("application/json", reply)
+                self._piece(body)
+                self._hold_open(record, reply, json_body=True)
+                return
+            self._send_raw(200, body, "application/json", reply.headers)
             return
         frames = (wire.openai_stream if record.protocol == "openai" else wire.gemini_stream)(reply, model)
         self._stream(record, frames, reply)
 
     def _stream(self, record: RecordedRequest, frames: list[wire.Frame], reply: Reply) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        for name, value in reply.headers.items():
-            self.send_header(name, value)
-        self.end_headers()
+        self._open_body("text/event-stream", reply)
         next_at = time.monotonic()
         for index, frame in enumerate(frames):
             if index and reply.pace:  # on a schedule: a loaded server catches up, as a model's own clock would
@@ -308,12 +313,63 @@ class _ProviderHandler(BaseHTTPRequestHandler):
                 next_at = time.monotonic()
                 continue
             data = frame.payload if isinstance(frame.payload, str) else "data: " + json.dumps(frame.payload)
-            self._chunk((data + "\n\n").encode())
+            self._piece((data + "\n\n").encode())
             record.frames_sent += 1
+        if reply.tail:
+            self._hold_open(record, reply)
+            return
         if reply.linger and not self._silent_for(reply.linger):
             self.close_connection = True
             return
         self._chunk(b"")
+
+    def _open_body(self, content_type: str, reply: Reply) -> None:
+        """A 200's head: a chunked body, or (a "silent" tail) one that only closing would end."""
+        self._chunked = reply.tail != "silent"
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        if self._chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+
+    def _piece(self, data: bytes) -> None:
+        if self._chunked:
+            self._chunk(data)
+        else:
+            self.wfile.write(data)
+            self.wfile.flush()
+
+    def _never_ending_json(self, record: RecordedRequest, reply: Reply) -> None:
+        """A JSON answer that begins and never ends: the reply's tail in place of the rest."""
+        self._open_body("application/json", reply)
+        self._piece(b'{"results": [')
+        self._hold_open(record, reply, json_body=True)
+
+    def _hold_open(self, record: RecordedRequest, reply: Reply, *, json_body: bool = False) -> None:
+        """The reply's tail (tests/fakes/script.py TAILS) after its last word, for `linger` seconds
+        (a minute by default) or until the client hangs up, which `record.disconnected` tells."""
+        self.close_connection = True
+        deadline = time.monotonic() + (reply.linger or 60.0)
+        keepalive = b"\n" if json_body else b": keepalive\n\n"
+        try:
+            while time.monotonic() < deadline:
+                if reply.tail == "trickle":
+                    if not self._silent_for(0.1):
+                        break
+                    self._piece(b" " if json_body else b":")
+                elif reply.tail == "comments":
+                    if not self._silent_for(0.01):
+                        break
+                    self._piece(keepalive)
+                elif not self._silent_for(0.1):
+                    break
+            else:
+                return
+        except OSError:
+            pass
+        record.disconnected.set()
 
     def _caller_gone(self) -> bool:
         """Whether the caller hung up before its request was taken up. On a loaded machine a
@@ -343,7 +399,7 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             if not self._silent_for(min(reply.keepalive_every, remaining)):
                 return False
             if deadline - time.monotonic() > 0:
-                self._chunk(b": keepalive\n\n")
+                self._piece(b": keepalive\n\n")
         return True
 
     def _chunk(self, data: bytes) -> None:

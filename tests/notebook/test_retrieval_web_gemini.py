@@ -8,6 +8,7 @@ The same failures from Tavily are told apart the same way."""
 import html
 import json
 import re
+import time
 from datetime import timedelta
 
 import pytest
@@ -176,6 +177,7 @@ def test_pages_without_words_of_their_own_or_an_address_are_not_proposed(signed_
         pytest.param(Reply.fails(403), KEY, id="key-refused"),
         pytest.param(Reply.fails(500), FAILED, id="server-error"),
         pytest.param(Reply(first_byte_delay=3), TIMEOUT, id="too-slow"),
+        pytest.param(Reply(tail="trickle"), TIMEOUT, id="trickling-for-ever"),
     ],
 )
 def test_a_failing_gemini_search_says_how_and_keeps_the_words(
@@ -183,7 +185,9 @@ def test_a_failing_gemini_search_says_how_and_keeps_the_words(
 ):
     monkeypatch.setitem(app.config, "SOURCE_SEARCH_TIMEOUT", 1.0)
     gemini_search_on.script(GEMINI_SEARCH, reply)
+    started = time.monotonic()
     response = search(signed_in, page_id, "cell membranes")
+    assert time.monotonic() - started < 1.0 + 3, "the search outlived its time"
     assert response.status_code == 503 and said in text_of(response)
     gemini_search_on.script(GEMINI_SEARCH, reply)
     page = search(signed_in, page_id, "cell membranes", htmx=False)  # without JavaScript: the whole page
@@ -197,12 +201,15 @@ def test_a_failing_gemini_search_says_how_and_keeps_the_words(
         pytest.param(Reply.fails(429), QUOTA, id="rate-limit"),
         pytest.param(Reply.fails(401, INVALID_KEY), KEY, id="bad-key"),
         pytest.param(Reply(first_byte_delay=3), TIMEOUT, id="too-slow"),
+        pytest.param(Reply(tail="trickle"), TIMEOUT, id="trickling-for-ever"),
     ],
 )
 def test_a_failing_tavily_search_says_how_too(app, signed_in, page_id, web_search_on, monkeypatch, reply, said):
     monkeypatch.setitem(app.config, "SOURCE_SEARCH_TIMEOUT", 1.0)
     web_search_on.script(TAVILY, reply)
+    started = time.monotonic()
     response = search(signed_in, page_id, "cells")
+    assert time.monotonic() - started < 1.0 + 3, "the search outlived its time"
     assert response.status_code == 503 and said in text_of(response)
 
 

@@ -5,6 +5,7 @@ ordinary services without ever duplicating a row."""
 
 import json
 import re
+import time
 
 from prometheus_client import REGISTRY
 
@@ -80,6 +81,22 @@ def test_providers_nothing_listens_for_are_still_ai_unavailable(make_agent_app, 
     html = page.get_data(as_text=True)
     assert page.status_code == 503 and 'data-key="AI_UNAVAILABLE"' in html
     assert "couldn&#39;t reach any AI model" in html and "my body, my job" in html
+
+
+def test_a_model_that_never_answers_ends_the_step_at_the_door_s_deadline(make_agent_app, fake):
+    """A wizard's request waits on its model for AI_REQUEST_SECONDS at most, however long the
+    links' own budgets are, and says the assistant took too long (not that none was reached)."""
+    slow_links = {"BEYOU_LLM_FIRST_EVENT_TIMEOUT": "60", "BEYOU_LLM_TOTAL_TIMEOUT": "120"}
+    wizard = a_wizard(make_agent_app(AI_REQUEST_SECONDS=1.5, LLM_ENV={**chain_env(fake), **slow_links}))
+    fake.script("mistral", Reply(first_byte_delay=60))
+    started = time.monotonic()
+    page = wizard.suggest("categories", "my body, my job")
+    took = time.monotonic() - started
+    html = page.get_data(as_text=True)
+    assert took < 1.5 + 4, took
+    assert page.status_code == 503 and 'data-key="ONBOARDING_AI_TOO_SLOW"' in html
+    assert "took more than 1.5 seconds" in html and "couldn&#39;t reach" not in html
+    assert "my body, my job" in html and 'href="/habits"' in html
 
 
 def test_an_answer_that_cannot_be_used_says_so_not_that_no_model_was_reached(agent_app, fake):

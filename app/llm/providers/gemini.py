@@ -23,7 +23,7 @@ from google.genai import types
 from pydantic import BaseModel
 
 from app.llm.errors import FailureKind, LLMError
-from app.llm.http import link_http_client
+from app.llm.http import link_http_client, tail
 from app.llm.messages import (
     AdapterEvent,
     ChatRequest,
@@ -116,12 +116,22 @@ class GeminiAdapter(ProviderAdapter):
         self._http.close()
 
     def _pulled(self, chunks: Iterator[Any], opened: list[httpx2.Response]) -> Iterator[Any]:
-        """Pulls each chunk, remembering the response to close."""
+        """Pulls each chunk, remembering the response to close. The chunk with the finish reason
+        is the answer's last word: what the body still holds is read as its `tail`, and a body
+        that does not end within it ends the answer there (its connection closes)."""
+        after_last_word = None
         while True:
-            with self.transport.watching(opened=opened):
-                chunk = next(chunks, None)
+            with self.transport.watching(opened=opened), self.transport.bounded(after_last_word):
+                try:
+                    chunk = next(chunks, None)
+                except Exception:
+                    if after_last_word is None:
+                        raise
+                    return
             if chunk is None:
                 return
+            if after_last_word is None and chunk.candidates and chunk.candidates[0].finish_reason:
+                after_last_word = tail()
             yield chunk
 
     # -- request ---------------------------------------------------------------------------------

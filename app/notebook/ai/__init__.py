@@ -27,6 +27,10 @@ DOMAIN = Domain(
         ),
         "STUDY_AI_RATE_LIMITED": _l("You've asked the notebook's AI a lot this hour. You can ask again at %(time)s."),
         "STUDY_AI_UNAVAILABLE": _l("The notebook's AI couldn't reach any AI model right now. Try again in a minute."),
+        "STUDY_AI_TOO_SLOW": _l(
+            "The notebook's AI took more than %(seconds)s seconds to answer, so we stopped waiting. Nothing was "
+            "changed; try again in a moment."
+        ),
         "STUDY_AI_ANSWER_UNUSABLE": _l("The notebook's AI answered, but its answer could not be used. Try again."),
         "STUDY_AI_NOT_CONFIGURED": _l(
             "The notebook's AI isn't configured on this server: no AI provider has an API key. "

@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 from uuid import UUID
 
+from flask import current_app
 from flask_babel import gettext as _
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -28,6 +29,7 @@ from app.llm import (
     AnswerUnreadable,
     BudgetSpent,
     ChatRequest,
+    DeadlineReached,
     LLMError,
     LLMNotConfigured,
     Message,
@@ -121,6 +123,16 @@ class StudyAIUnavailable(DomainError):
 
     def __init__(self):
         super().__init__("STUDY_AI_UNAVAILABLE")
+
+
+class StudyAITooSlow(DomainError):
+    """No model answered within the door's deadline (AI_REQUEST_SECONDS): the student waited that
+    long and no longer; nothing was changed."""
+
+    status = 503
+
+    def __init__(self):
+        super().__init__("STUDY_AI_TOO_SLOW", seconds=current_app.config["AI_REQUEST_SECONDS"])
 
 
 class StudyAIAnswerUnusable(DomainError):
@@ -253,6 +265,8 @@ def ask(user, page, mode, task, schema, *, question=None, passages=None):
         raise StudyAINotConfigured() from None
     except AnswerUnreadable:
         raise StudyAIAnswerUnusable() from None
+    except DeadlineReached:
+        raise StudyAITooSlow() from None
     except LLMError:
         raise StudyAIUnavailable() from None
 
