@@ -150,6 +150,18 @@ def _sqlite_enforces_foreign_keys(dbapi_connection, _record):
         cursor.close()
 
 
+@event.listens_for(Engine, "connect")
+def _postgresql_waits_for_locks_as_sqlite_does(dbapi_connection, _record):
+    """PostgreSQL waits for a row lock for ever unless told: a request behind a long transaction
+    would hold its worker until the proxy gave up. Past SQLITE_PATIENCE_SECONDS the statement
+    fails with lock_not_available, which the app answers as a busy 503 (`database_busy`)."""
+    if getattr(dbapi_connection, "pgconn", None) is None:
+        return
+    with dbapi_connection.cursor() as cursor:
+        cursor.execute(f"SET lock_timeout = {int(SQLITE_PATIENCE_SECONDS * 1000)}")
+    dbapi_connection.commit()
+
+
 @event.listens_for(Pool, "checkout")
 def _hung_up(dbapi_connection, _record, _proxy):
     """pool_pre_ping's check without its round trip. A PostgreSQL server that ends a connection

@@ -156,6 +156,14 @@ def test_a_row_lock_past_the_lock_timeout_is_a_503_not_a_500(app, signed_in, top
     assert crashes == []
 
 
+@ON_POSTGRESQL
+def test_postgresql_waits_for_a_lock_as_long_as_sqlite_does(app):
+    """Without a lock_timeout a row lock would hold a request (and its worker) for ever."""
+    with app.app_context(), db.engine.connect() as connection:
+        waits = connection.exec_driver_sql("SHOW lock_timeout").scalar()
+    assert waits == f"{int(extensions.SQLITE_PATIENCE_SECONDS)}s"
+
+
 def test_an_htmx_form_that_finds_no_connection_free_is_left_as_typed():
     """The pool's own 503 (every connection taken) keeps the form the same way."""
     app = standalone_app(SQLALCHEMY_ENGINE_OPTIONS={"pool_size": 1, "max_overflow": 0, "pool_timeout": 0.5})
