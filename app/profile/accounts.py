@@ -4,6 +4,7 @@ import hashlib
 import secrets
 import uuid
 import zoneinfo
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
@@ -95,7 +96,10 @@ def _check_password(password, problems, field="password"):
 
 
 def register(*, name, email, password, language="en", timezone_name=None):
-    """Create an account. Refuses with per-field keys; a bad time zone falls back to UTC."""
+    """Create an account. Refuses with per-field keys; a bad time zone falls back to UTC.
+
+    The sign-up pages reach it through a mailed link (`finish_sign_up`); the demo, the CLI and
+    tests call it directly."""
     problems = {}
     name = _check_name(name, problems)
     email = _check_email(email, problems)
@@ -117,6 +121,74 @@ def register(*, name, email, password, language="en", timezone_name=None):
     db.session.add(user)
     db.session.commit()
     return user
+
+
+# Sign-up by a mailed link ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SignUpAsked:
+    """What asking to sign up with an address leads to. Whatever it is, the requester sees the
+    same page: only the address's mailbox learns whether it has an account."""
+
+    email: str
+    language: str
+    owner: User | None  # the account the address has already: its owner is told
+    token: str | None  # else the link's token, to choose a name and a password
+    mail_due: bool  # False while the address had its sign-up mail within the hour
+
+
+@dataclass(frozen=True)
+class SignUp:
+    """What a sign-up link carries: the address it was mailed to, and the language asked for."""
+
+    email: str
+    language: str
+
+
+def ask_to_sign_up(*, email, language="en"):
+    """Check the sign-up form and say which mail the address gets.
+
+    A taken address is not refused (README, on account enumeration): both ways cost the same
+    (one account lookup, no password hashed until the link is used) and read the same. An
+    address gets one sign-up mail an hour, of either kind, so the form cannot flood an inbox.
+    """
+    problems = {}
+    email = _check_email(email, problems)
+    if language not in LANGUAGES:
+        problems["language"] = "LANGUAGE_INVALID"
+    if problems:
+        raise Invalid("INVALID_INPUT", details=problems)
+    mail_due = MovingWindowRateLimiter(limiter.storage).hit(parse_limit("1 per hour"), "sign-up-mail", _digest(email))
+    owner = find_by_email(email)
+    token = None if owner else _sign_up_serializer().dumps({"email": email, "language": language})
+    return SignUpAsked(email, language, owner, token, mail_due)
+
+
+def _sign_up_serializer():
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt="sign-up")
+
+
+def sign_up_for(token):
+    """The sign-up a link carries. Refused when forged, older than SIGN_UP_LINK_MAX_AGE, or
+    once its address has an account (the link was used)."""
+    try:
+        data = _sign_up_serializer().loads(token, max_age=current_app.config["SIGN_UP_LINK_MAX_AGE"])
+    except SignatureExpired:
+        raise Invalid("SIGN_UP_LINK_EXPIRED") from None
+    except BadSignature:
+        raise Invalid("SIGN_UP_LINK_INVALID") from None
+    if find_by_email(data["email"]) is not None:
+        raise Invalid("SIGN_UP_LINK_USED")
+    return SignUp(data["email"], data["language"])
+
+
+def finish_sign_up(token, *, name, password, timezone_name=None):
+    """The account a sign-up link asked for, with the name and password chosen on its page."""
+    sign_up = sign_up_for(token)
+    return register(
+        name=name, email=sign_up.email, password=password, language=sign_up.language, timezone_name=timezone_name
+    )
 
 
 # Sign-in -------------------------------------------------------------------------------
@@ -143,12 +215,6 @@ def authenticate(email, password, address=None):
     user.last_login_at = datetime.now(UTC)
     db.session.commit()
     return user
-
-
-def may_notify_sign_up_attempt(user):
-    """Whether the owner may be told of another sign-up attempt with their email (once an hour,
-    so a stranger cannot flood their inbox through the sign-up form)."""
-    return MovingWindowRateLimiter(limiter.storage).hit(parse_limit("1 per hour"), "sign-up-notice", str(user.id))
 
 
 def _password_matches(password_hash, password):

@@ -38,43 +38,65 @@ def register():
     if request.method == "GET":
         language = accounts.language_from(request.accept_languages.best_match(accounts.LANGUAGES))
         return render_template("auth/register.html", form={"language": language}, fields={})
-    form = request.form
     try:
-        user = accounts.register(
-            name=form.get("name"),
-            email=form.get("email"),
-            password=form.get("password"),
-            language=form.get("language", "en"),
-            timezone_name=form.get("timezone"),
-        )
+        asked = accounts.ask_to_sign_up(email=request.form.get("email"), language=request.form.get("language", "en"))
     except DomainError as error:
-        if error.details.get("email") == "EMAIL_TAKEN":
-            _tell_owner_of_sign_up_attempt(form.get("email"))
         return form_refused("auth/register.html", error)
-    _start_session(user, remember=False)
-    flash(_("Welcome to Beyou, %(name)s!", name=user.name), "success")
-    return redirect(url_for("onboarding.index"))  # a new account lands on the setup assistant
+    if asked.mail_due:
+        _send_sign_up_mail(asked)
+    # The same answer whether or not the address has an account (README, on account enumeration).
+    return render_template("auth/register.html", form={"email": asked.email}, fields={}, sent=True)
 
 
-def _tell_owner_of_sign_up_attempt(email):
-    """The sign-up form says an address is taken (see the README on account enumeration); the
-    address's owner hears about it too, at most once an hour, so probing is not silent."""
-    user = accounts.find_by_email(email)
-    if user is None or not accounts.may_notify_sign_up_attempt(user):
+def _send_sign_up_mail(asked):
+    """A free address gets the link to finish signing up; a taken one tells its owner someone
+    tried, so probing the form is not silent."""
+    public_url = current_app.config["PUBLIC_URL"].rstrip("/")
+    if asked.owner is None:
+        with force_locale(asked.language):
+            send_mail(
+                asked.email,
+                _("Finish creating your Beyou account"),
+                _(
+                    "Hi,\n\nTo finish creating your Beyou account, choose your name and password here "
+                    "within 24 hours:\n%(link)s\n\n"
+                    "If you did not ask for an account, ignore this message: none is created without this link.",
+                    link=public_url + url_for("auth.finish_sign_up", token=asked.token),
+                ),
+            )
         return
-    link = current_app.config["PUBLIC_URL"].rstrip("/") + url_for("auth.forgot_password")
-    with force_locale(user.language):
+    with force_locale(asked.owner.language):
         send_mail(
-            user.email,
+            asked.owner.email,
             _("Someone tried to sign up to Beyou with your email"),
             _(
                 "Hi %(name)s,\n\nSomeone just tried to create a Beyou account with this email address, "
                 "which already has one. If it was you, sign in, or choose a new password here:\n%(link)s\n\n"
                 "If it was not you, ignore this message: your account has not changed.",
-                name=user.name,
-                link=link,
+                name=asked.owner.name,
+                link=public_url + url_for("auth.forgot_password"),
             ),
         )
+
+
+@bp.route("/register/<token>", methods=["GET", "POST"])
+@auth_ip_limit
+def finish_sign_up(token):
+    if signed_in():
+        return redirect(url_for("dashboard.index"))
+    try:
+        if request.method == "GET":
+            sign_up = accounts.sign_up_for(token)
+            return render_template("auth/finish_sign_up.html", token=token, form={"email": sign_up.email}, fields={})
+        user = accounts.finish_sign_up(
+            token, name=request.form.get("name"), password=request.form.get("password"),
+            timezone_name=request.form.get("timezone"),
+        )  # fmt: skip
+    except DomainError as error:
+        return form_refused("auth/finish_sign_up.html", error, token=token)
+    _start_session(user, remember=False)
+    flash(_("Welcome to Beyou, %(name)s!", name=user.name), "success")
+    return redirect(url_for("onboarding.index"))  # a new account lands on the setup assistant
 
 
 @bp.route("/login", methods=["GET", "POST"])

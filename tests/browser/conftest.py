@@ -12,6 +12,7 @@ import os
 import re
 import threading
 import time
+import uuid
 from contextlib import contextmanager
 
 import pytest
@@ -33,16 +34,23 @@ CHROMIUM_FLAGS = [
 ]
 
 
+# A served app's base URL -> the mail it sent, where a journey reads its sign-up link.
+OUTBOXES = {}
+
+
 @contextmanager
 def serve(app):
     """`app` on a threaded server on 127.0.0.1; yields its base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    base_url = f"http://127.0.0.1:{server.server_port}"
+    OUTBOXES[base_url] = app.extensions["mail"].outbox
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield base_url
     finally:
         server.shutdown()
+        OUTBOXES.pop(base_url)
 
 
 def pytest_configure(config):
@@ -133,6 +141,28 @@ def sign_in(page, base_url, email, password):
     # The URL changes as the dashboard starts to arrive; its deferred scripts (the launchers'
     # handlers, htmx) run only by "load", and a click before then does nothing, as for a person.
     page.wait_for_load_state("load")
+
+
+def sign_up(page, base_url, name, password, email=None, language=None, timezone=None):
+    """Through the sign-up pages, as a person would: the address (and language), then the link
+    the mail brings, the name and the password (`timezone`: what the page must have read from the
+    browser); lands on the setup assistant. Returns the email."""
+    email = email or f"{name.lower()}-{uuid.uuid4().hex[:8]}@example.com"
+    page.goto(f"{base_url}/register")
+    page.fill("#email", email)
+    if language:
+        page.select_option("#language", language)
+    page.click("button[type=submit]")
+    expect(page.get_by_test_id("sign-up-sent")).to_be_visible()
+    mail = next(message for message in reversed(OUTBOXES[base_url]) if message["To"] == email)
+    page.goto(base_url + re.search(r"https?://[^/\s]+(/register/\S+)", mail.get_content()).group(1))
+    page.fill("#name", name)
+    page.fill("#password", password)
+    if timezone:
+        assert page.input_value("input[name=timezone]") == timezone  # filled by static/js/app.js
+    page.click("button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/onboarding$"))  # a new account lands on the setup assistant
+    return email
 
 
 @pytest.fixture(scope="session")

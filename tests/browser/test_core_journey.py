@@ -2,10 +2,11 @@
 habit in a routine, schedule it, check it today, see XP and the streaks move, and undo."""
 
 import re
-import uuid
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.browser.conftest import sign_up
 
 pytestmark = pytest.mark.browser
 
@@ -21,13 +22,7 @@ def _xp(locator):
 
 
 def _register(page, live_server):
-    page.goto(f"{live_server}/register")
-    page.fill("#name", "Ana")
-    page.fill("#email", f"ana-{uuid.uuid4().hex[:10]}@example.com")
-    page.fill("#password", "habits that stick around")
-    assert page.input_value("input[name=timezone]") == "Europe/Lisbon"  # the context's zone, via static/js/app.js
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/onboarding$"))  # a new account lands on the setup assistant
+    sign_up(page, live_server, "Ana", "habits that stick around", timezone="Europe/Lisbon")  # the context's zone
 
 
 def _dialog(page):

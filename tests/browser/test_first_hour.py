@@ -5,13 +5,14 @@ width, every area reachable from the phone's bottom bar, and not one console err
 Content-Security-Policy refuses inline styles, so htmx must not inject its indicator style)."""
 
 import re
-import uuid
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 from babel.dates import format_date
 from playwright.sync_api import expect
+
+from tests.browser.conftest import sign_up
 
 pytestmark = pytest.mark.browser
 
@@ -91,12 +92,7 @@ def newcomer(browser):
 
 
 def register(page, live_server, name):
-    page.goto(f"{live_server}/register")
-    page.fill("#name", name)
-    page.fill("#email", f"{name.lower()}-{uuid.uuid4().hex[:8]}@example.com")
-    page.fill("#password", "a first hour well spent")
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/onboarding$"))  # a new account lands on the setup assistant
+    sign_up(page, live_server, name, "a first hour well spent")
     page.goto(f"{live_server}/dashboard")
 
 

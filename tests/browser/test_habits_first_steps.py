@@ -2,11 +2,10 @@
 category, a category made inside the dialog keeps what was typed, and a routine created with its
 days is today's routine on the dashboard without a second dialog."""
 
-import re
-import uuid
-
 import pytest
 from playwright.sync_api import expect
+
+from tests.browser.conftest import sign_up
 
 pytestmark = pytest.mark.browser
 
@@ -20,12 +19,7 @@ def newcomer(browser, live_server):
     page = context.new_page()
     page.console_errors = []
     page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
-    page.goto(f"{live_server}/register")
-    page.fill("#name", "Noor")
-    page.fill("#email", f"noor-{uuid.uuid4().hex[:8]}@example.com")
-    page.fill("#password", "a first habit at last")
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/onboarding$"))
+    sign_up(page, live_server, "Noor", "a first habit at last")
     yield page
     context.close()
 

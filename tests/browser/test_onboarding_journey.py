@@ -4,14 +4,13 @@ fits a phone in Portuguese and is worked with the keyboard."""
 
 import json
 import re
-import uuid
 
 import pytest
 from playwright.sync_api import expect
 
 from app import create_app
 from app.extensions import db
-from tests.browser.conftest import mistral_at, serve
+from tests.browser.conftest import mistral_at, serve, sign_up
 from tests.fakes import FakeProviders, Reply
 
 pytestmark = pytest.mark.browser
@@ -49,15 +48,6 @@ def wizard_server(tmp_path_factory, fake):
         yield base_url
 
 
-def register(page, base_url, name):
-    page.goto(f"{base_url}/register")
-    page.fill("#name", name)
-    page.fill("#email", f"{name.lower()}-{uuid.uuid4().hex[:8]}@example.com")
-    page.fill("#password", "a fresh start every day")
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/onboarding$"))
-
-
 def ask(page, words):
     page.get_by_test_id("onboarding-said").fill(words)
     page.get_by_test_id("onboarding-suggest").click()
@@ -71,7 +61,7 @@ def keep_all(page, step_after):
 
 @pytest.mark.console_errors_expected("status of 503 (SERVICE UNAVAILABLE)")
 def test_a_new_account_goes_from_categories_to_the_summary_and_finds_its_things(page, wizard_server, fake):
-    register(page, wizard_server, "Tess")
+    sign_up(page, wizard_server, "Tess", "a fresh start every day")
     expect(page.locator("[data-agent-open]")).to_have_count(0)  # the assistant waits for the wizard
 
     fake.script("mistral", says(CATEGORIES))
@@ -121,13 +111,7 @@ def test_the_wizard_fits_a_phone_in_portuguese_and_works_with_the_keyboard(brows
     page = context.new_page()
     errors = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(f"{wizard_server}/register")
-    page.fill("#name", "Rui")
-    page.fill("#email", f"rui-{uuid.uuid4().hex[:8]}@example.com")
-    page.fill("#password", "um bom começo de dia")
-    page.select_option("select[name=language]", "pt")
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/onboarding$"))
+    sign_up(page, wizard_server, "Rui", "um bom começo de dia", language="pt")
     expect(page.get_by_role("heading", name="Configurar o Beyou")).to_be_visible()
 
     fake.script("mistral", says({"categories": [{"name": "Saude", "icon": "heart"}]}))
@@ -158,13 +142,7 @@ def test_an_answer_that_cannot_be_used_is_said_as_such_on_a_phone_in_portuguese(
     page = context.new_page()
     errors = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(f"{wizard_server}/register")
-    page.fill("#name", "Bia")
-    page.fill("#email", f"bia-{uuid.uuid4().hex[:8]}@example.com")
-    page.fill("#password", "um bom começo de dia")
-    page.select_option("select[name=language]", "pt")
-    page.click("button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/onboarding$"))
+    sign_up(page, wizard_server, "Bia", "um bom começo de dia", language="pt")
 
     fake.script("mistral", Reply.says("Claro! Saúde e trabalho."), Reply.says('{"categories": "Saúde"}'))
     said = page.get_by_label("Com suas palavras")

@@ -3,10 +3,11 @@ then from the shell (the sidebar on a desktop, the More sheet on a phone), in En
 Portuguese, within the screen's width at 1280 and 390 px, and without one console error."""
 
 import re
-import uuid
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.browser.conftest import sign_up
 
 pytestmark = pytest.mark.browser
 
@@ -50,13 +51,7 @@ def test_the_privacy_page_from_sign_up_and_from_the_shell(browser, live_server, 
         expect(page.locator("[data-testid=privacy-no-chain]")).to_be_visible()  # the test server has no chain
         assert_fits(page)
 
-        page.goto(f"{live_server}/register")
-        page.fill("#name", "Pia")
-        page.fill("#email", f"pia-{uuid.uuid4().hex[:8]}@example.com")
-        page.fill("#password", "private by design")
-        page.select_option("#language", language)
-        page.click("button[type=submit]")
-        expect(page).to_have_url(re.compile(r"/onboarding$"))  # a new account lands on the setup assistant
+        sign_up(page, live_server, "Pia", "private by design", language=language)
         if screen == "phone":
             page.get_by_test_id("more-menu").click()
             page.locator(".more-sheet").get_by_role("link", name=words["title"]).click()

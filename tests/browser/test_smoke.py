@@ -5,18 +5,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import sign_up
+
 pytestmark = pytest.mark.browser
 
 
 def test_register_sign_in_and_out(page, live_server):
-    page.goto(f"{live_server}/register")
-    page.fill("#name", "Dora")
-    page.fill("#email", "dora@example.com")
-    page.fill("#password", "sunrise over the bay")
-    assert page.input_value("input[name=timezone]") == "Europe/Lisbon"  # filled by static/js/app.js
-    page.click("button[type=submit]")
-
-    expect(page).to_have_url(re.compile(r"/onboarding$"))  # a new account lands on the setup assistant
+    sign_up(page, live_server, "Dora", "sunrise over the bay", email="dora@example.com", timezone="Europe/Lisbon")
     page.get_by_test_id("onboarding-skip").click()
     expect(page).to_have_url(re.compile(r"/dashboard$"))
     expect(page.get_by_test_id("greeting")).to_have_text("Hello, Dora")
@@ -37,11 +32,7 @@ def test_register_sign_in_and_out(page, live_server):
 def test_phones_get_the_bottom_bar(browser, live_server):
     context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
     page = context.new_page()
-    page.goto(f"{live_server}/register")
-    page.fill("#name", "Eva")
-    page.fill("#email", "eva@example.com")
-    page.fill("#password", "a walk in the park")
-    page.click("button[type=submit]")
+    sign_up(page, live_server, "Eva", "a walk in the park")
     expect(page.locator(".bottom-bar")).to_be_visible()
     expect(page.locator(".sidebar")).to_be_hidden()
     context.close()
