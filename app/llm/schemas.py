@@ -6,7 +6,8 @@ whose default is None is sent as its plain type (`{"type": "string"}`, not `anyO
 and `"default": null`): leaving it out already says "none", validation still accepts an explicit
 null, and every tool sent on every round is a fifth smaller. Gemini's `Schema` is the strictest
 subset: it also loses `default`, `additionalProperties` and `title`, and `Optional[X]` becomes
-`nullable`.
+`nullable`. A response schema a server enforces (`response_schema`) is closed: no object takes a
+property the model does not declare.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def portable_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=256)
+def response_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """`portable_schema` closed: each object with declared properties takes no other, as Mistral's
+    own client sends a pydantic model in its strict mode (mistralai/client-python,
+    `rec_strict_json_schema`). llama.cpp's grammar converter, Ollama and vLLM read it as it is.
+    Properties the model may leave out stay out of `required`: OpenAI's own strict mode would want
+    every one required (and nullable), which no link here asks for, and a grammar that made the
+    model write out every optional field would only make its answers longer."""
+    return _closed(portable_schema(model))
+
+
+@lru_cache(maxsize=256)
 def gemini_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The subset of `portable_schema` Gemini's function declarations accept."""
     return _gemini(portable_schema(model))
@@ -77,6 +89,20 @@ def _inline(node: Any, defs: dict[str, Any], seen: tuple[str, ...]) -> Any:
             }
         else:
             out[key] = _inline(value, defs, seen)
+    return out
+
+
+def _closed(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_closed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {
+        key: {prop: _closed(sub) for prop, sub in value.items()} if key == "properties" else _closed(value)
+        for key, value in node.items()
+    }
+    if out.get("type") == "object" and "properties" in out:
+        out.setdefault("additionalProperties", False)  # a model allowing extra fields says so itself
     return out
 
 

@@ -51,9 +51,9 @@ def test_structured_answer_is_validated_into_the_model(fake, make_chain, link):
 
 
 def test_openai_compatible_links_ask_for_json_mode_with_the_schema(fake, make_chain):
-    fake.script("mistral", Reply.says(GOOD))
-    make_chain("mistral").structured(ask(), HabitSuggestion)
-    body = fake.requests("mistral")[0].body
+    fake.script("glm", Reply.says(GOOD))
+    make_chain("glm").structured(ask(), HabitSuggestion)
+    body = fake.requests("glm")[0].body
     assert body["response_format"] == {"type": "json_object"}
     assert '"importance"' in body["messages"][0]["content"]
 

@@ -2,7 +2,8 @@
 
 Real providers answer 400/422 to a transcript they cannot read (Mistral: ids that are not 9
 alphanumerics, unknown fields; Gemini: function responses that do not answer the preceding
-calls). The fake refuses the same way, so a portable-transcript bug shows up as a failed call.
+calls), and to a `response_format` they do not take. The fake refuses the same way, so a
+portable-transcript bug shows up as a failed call.
 """
 
 from __future__ import annotations
@@ -28,6 +29,21 @@ _MISTRAL_TOP_KEYS = {
     "random_seed",
     "parallel_tool_calls",
 }
+# The `response_format` types each server takes, and for `json_schema` the object it reads: Mistral's
+# `JSONSchema` has `name` and `schema` required, `description` and `strict` optional (mistralai/
+# client-python, models/jsonschema.py; its `ResponseFormat` holds `type` and `json_schema`);
+# DeepSeek's JSON Output is `{"type": "json_object"}` (api-docs.deepseek.com/guides/json_mode); a
+# local server: llama.cpp refuses any type but text, json_object and json_schema, whose
+# `json_schema.schema` it turns into a grammar (ggml-org/llama.cpp#9527), and vLLM's
+# `JsonSchemaResponseFormat` requires a `name`.
+_RESPONSE_TYPES = {
+    "mistral": {"text", "json_object", "json_schema"},
+    "deepseek": {"text", "json_object"},
+    "local": {"text", "json_object", "json_schema"},
+}
+_MISTRAL_RESPONSE_FORMAT_KEYS = {"type", "json_schema"}
+_MISTRAL_JSON_SCHEMA_KEYS = {"name", "schema", "description", "strict"}
+_SCHEMA_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _GEMINI_SCHEMA_FORBIDDEN = {"$ref", "$defs", "default", "additionalProperties", "additional_properties", "title"}
 
 
@@ -38,6 +54,7 @@ def openai_problems(body: dict, provider: str) -> list[str]:
         problems += [f"extra field {key!r}" for key in body if key not in _MISTRAL_TOP_KEYS]
         if body.get("tools") == []:
             problems.append("empty tools list")
+    problems += _response_format_problems(body.get("response_format"), provider)
     open_calls: set[str] = set()
     for index, message in enumerate(body.get("messages", [])):
         role = message.get("role")
@@ -65,6 +82,35 @@ def openai_problems(body: dict, provider: str) -> list[str]:
                 problems.append(f"message {index}: tool result for unknown call {call_id!r}")
             if not isinstance(message.get("content"), str):
                 problems.append(f"message {index}: tool result content is not a string")
+    return problems
+
+
+def _response_format_problems(asked: Any, provider: str) -> list[str]:
+    if asked is None or provider not in _RESPONSE_TYPES:
+        return []
+    if not isinstance(asked, dict):
+        return ["response_format is not an object"]
+    kind = asked.get("type")
+    if kind not in _RESPONSE_TYPES[provider]:
+        return [f"response_format type {kind!r} is not one of {sorted(_RESPONSE_TYPES[provider])}"]
+    problems = []
+    if provider == "mistral":
+        problems += [f"response_format: extra field {k!r}" for k in asked if k not in _MISTRAL_RESPONSE_FORMAT_KEYS]
+    if kind != "json_schema":
+        return problems
+    named = asked.get("json_schema")
+    if not isinstance(named, dict):
+        return [*problems, "response_format: json_schema is not an object"]
+    if not isinstance(named.get("name"), str) or not _SCHEMA_NAME.fullmatch(named["name"]):
+        problems.append("response_format: json_schema.name is not 1-64 of [A-Za-z0-9_-]")
+    if not isinstance(named.get("schema"), dict):
+        problems.append("response_format: json_schema.schema is not an object")
+    if not isinstance(named.get("strict", False), bool):
+        problems.append("response_format: json_schema.strict is not a boolean")
+    if provider == "mistral":
+        problems += [
+            f"response_format: json_schema extra field {key!r}" for key in named if key not in _MISTRAL_JSON_SCHEMA_KEYS
+        ]
     return problems
 
 
@@ -99,6 +145,9 @@ def gemini_problems(body: dict) -> list[str]:
             found = _forbidden_keys(declaration.get("parameters", {}))
             if found:
                 problems.append(f"function {declaration.get('name')}: schema uses {sorted(found)}")
+    found = _forbidden_keys((body.get("generationConfig") or {}).get("responseSchema", {}))
+    if found:
+        problems.append(f"responseSchema uses {sorted(found)}")
     return problems
 
 

@@ -2,8 +2,9 @@
 
 The servers differ in small, strict ways, written down per link in `Dialect`: Mistral refuses
 unknown fields (`stream_options`) and tool-call ids that are not 9 alphanumerics; NVIDIA's hosted
-Llama has no JSON mode. DeepSeek's `reasoning_content` is kept as a provider extra and sent
-back only to DeepSeek.
+Llama has no JSON mode; Mistral and local servers (llama.cpp, Ollama, vLLM) take the answer's JSON
+schema and hold the model to it, the others only a JSON object. DeepSeek's `reasoning_content`
+is kept as a provider extra and sent back only to DeepSeek.
 
 A message's `content` is a string, or (Mistral's reasoning models) a list of typed pieces:
 `{"type": "text", "text": ...}` is the answer, `{"type": "thinking", "thinking": [{"type":
@@ -51,7 +52,7 @@ from app.llm.providers.base import (
     retry_after_seconds,
     schema_instruction,
 )
-from app.llm.schemas import portable_schema
+from app.llm.schemas import portable_schema, response_schema
 from app.llm.settings import LinkSettings, Timeouts
 from app.llm.tool_ids import common_id, mistral_id, new_call_id
 
@@ -72,18 +73,40 @@ THINKING_FIELD = "reasoning"
 MODEL_OUTPUT_FAILURES = frozenset({"tool_use_failed"})
 
 
+# How a structured answer is asked for (`Dialect.json_mode`): any JSON object, or one that matches
+# the schema sent along (`response_format: {"type": "json_schema", "json_schema": {"name",
+# "schema", "strict"}}`), which the server enforces.
+JSON_OBJECT = "json_object"
+JSON_SCHEMA = "json_schema"
+
+
 @dataclass(frozen=True)
 class Dialect:
     tool_call_id: Callable[[str], str] = common_id
     stream_usage_option: bool = True
     tool_result_name: bool = False
-    json_mode: bool = True
+    json_mode: str | None = JSON_OBJECT  # None: no JSON mode at all (the prompt alone asks for JSON)
+    strict_schema: bool = False  # json_schema with "strict": true
 
 
 DIALECTS: dict[str, Dialect] = {
-    "mistral": Dialect(tool_call_id=mistral_id, stream_usage_option=False, tool_result_name=True),
+    # Mistral's structured outputs take a JSON schema in every model; its own client sends a
+    # pydantic model as `{"name": <class name>, "schema": <closed schema>, "strict": true}`
+    # (docs.mistral.ai/capabilities/structured-output/custom; mistralai/client-python,
+    # extra/utils/response_format.py).
+    "mistral": Dialect(
+        tool_call_id=mistral_id,
+        stream_usage_option=False,
+        tool_result_name=True,
+        json_mode=JSON_SCHEMA,
+        strict_schema=True,
+    ),
     "glm": Dialect(stream_usage_option=False),
-    "nvidia": Dialect(json_mode=False),
+    "nvidia": Dialect(json_mode=None),
+    # llama.cpp's server turns `json_schema.schema` into a grammar (ggml-org/llama.cpp#9527), and
+    # Ollama and vLLM constrain decoding to it, whatever `strict` says; `strict` stays false, since
+    # a server that applied OpenAI's strict rules would refuse a schema with optional properties.
+    "local": Dialect(json_mode=JSON_SCHEMA),
 }
 
 
@@ -137,8 +160,12 @@ class OpenAICompatAdapter(ProviderAdapter):
 
     def complete_json(self, request: ChatRequest, schema: type[BaseModel]) -> str:
         params = self._params(request, extra_system=schema_instruction(portable_schema(schema)), with_tools=False)
-        if self.dialect.json_mode:
-            params["response_format"] = {"type": "json_object"}
+        if self.dialect.json_mode == JSON_SCHEMA:
+            json_schema = {"name": schema.__name__[:64], "schema": response_schema(schema)}
+            json_schema["strict"] = self.dialect.strict_schema
+            params["response_format"] = {"type": JSON_SCHEMA, "json_schema": json_schema}
+        elif self.dialect.json_mode == JSON_OBJECT:
+            params["response_format"] = {"type": JSON_OBJECT}
         try:
             completion = self._client.chat.completions.create(**params)
         except Exception as exc:
