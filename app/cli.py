@@ -1,6 +1,10 @@
 """Command-line commands: `flask seed-demo`, `flask users make-admin EMAIL`, `flask day-close`,
-`flask end-abandoned-turns`, `flask clock`, `flask notebook-embed`."""
+`flask end-abandoned-turns`, `flask clock`, `flask notebook-embed`, `flask run-local`."""
 
+import os
+import signal
+import subprocess
+import sys
 import time
 
 import click
@@ -10,6 +14,7 @@ from flask.cli import AppGroup, with_appcontext
 from app import demo
 from app.assistant import services as assistant
 from app.extensions import db
+from app.llm import local
 from app.notebook import embeddings
 from app.profile import accounts
 from app.routines import day_close
@@ -103,6 +108,44 @@ def notebook_embed():
         raise click.ClickException(f"{failed} source(s) failed; see the log. Run the command again later.")
 
 
+@click.command("run-local")
+@click.option("--model", type=click.Choice(sorted(local.MODELS)), default=local.DEFAULT_MODEL, show_default=True)
+@click.option("--port", default=5000, show_default=True, help="The app's port.")
+@click.option("--model-port", default=8081, show_default=True, help="The model server's port.")
+def run_local(model, port, model_port):
+    """Serve the app with a private model: llama.cpp's server on this machine as the only link,
+    so no AI provider receives anything. Ctrl-C stops both."""
+    chosen = local.MODELS[model]
+    try:
+        local.model_file(chosen)  # refuse here, in words, before anything starts
+    except local.ModelMissing as missing:
+        raise click.ClickException(f"{missing}\nInstall it: python -m app.llm.local install --model {model}") from None
+    base = f"http://127.0.0.1:{model_port}"
+    serving = [sys.executable, "-m", "app.llm.local", "serve", "--model", model, "--port", str(model_port)]
+    click.echo(f"Starting {model} at {base} ({chosen.note})")
+    server = subprocess.Popen(serving)
+    app_process = None
+    try:
+        if not local.wait_until_ready(base, 120):
+            raise click.ClickException(f"The model server did not answer at {base}/health within 2 minutes.")
+        environment = {**os.environ, **local.link_environment(chosen, base)}
+        environment.setdefault("BEYOU_PUBLIC_URL", f"http://127.0.0.1:{port}")
+        app_process = subprocess.Popen(
+            [sys.executable, "-m", "flask", "run", "--host", "127.0.0.1", "--port", str(port)], env=environment
+        )
+        app_process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for process in (app_process, server):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGINT)
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+
+
 def init_app(app):
     app.cli.add_command(users_cli)
     app.cli.add_command(seed_demo)
@@ -110,3 +153,4 @@ def init_app(app):
     app.cli.add_command(end_abandoned_turns)
     app.cli.add_command(clock)
     app.cli.add_command(notebook_embed)
+    app.cli.add_command(run_local)

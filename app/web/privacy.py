@@ -8,6 +8,7 @@ one table kept here is the data-protection facts of each provider the catalogue 
 tests/privacy/test_statements.py fails when a provider is added to the catalogue without them.
 """
 
+import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -134,6 +135,33 @@ def outbound_elsewhere(config):
             if call.service in (None, config.get("SOURCE_SEARCH"))]  # fmt: skip
 
 
+def kept_here(chain, elsewhere):
+    """Where the assistant's words go when no provider receives any: "machine" when every link of
+    the chain is the operator's own model server on this machine, "network" on their private
+    network; None when a provider is in the chain, or a call outside it is configured."""
+    if not chain.configured or any(host for _call, host in elsewhere):
+        return None
+    places = {_place(link) for link in chain.settings.links}
+    if None in places:
+        return None
+    return "network" if "network" in places else "machine"
+
+
+def _place(link):
+    if link.name != "local":
+        return None
+    host = urlsplit(link.base_url or "").hostname or ""
+    if host == "localhost":
+        return "machine"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None  # a name: where it resolves is not the settings' to say
+    if address.is_loopback:
+        return "machine"
+    return "network" if address.is_private else None
+
+
 EXPORT_SECTION_NAMES = {
     "routines": _l("Routines, with their sections and entries"),
     "schedule": _l("Which routine runs on which day"),
@@ -173,11 +201,13 @@ def export_sections():
 def index():
     """Readable signed in or out: sign-up links here before there is an account."""
     chain = current_chain()
+    elsewhere = outbound_elsewhere(current_app.config)
     return render_page(
         "privacy/page.html",
         providers=providers(chain),
         chain=chain,
+        kept_here=kept_here(chain, elsewhere),
         production=chain.settings.environment == "production",
-        elsewhere=outbound_elsewhere(current_app.config),
+        elsewhere=elsewhere,
         sections=export_sections(),
     )

@@ -5,6 +5,8 @@ languages, and linked from sign-up, the shell and the assistant panel."""
 
 import re
 
+import pytest
+
 from app import domains
 from app.llm import build_chain
 from app.llm.settings import CATALOGUE, PRODUCTION_BLOCKED, ChainSettings
@@ -64,6 +66,37 @@ def test_without_a_chain_the_page_says_nothing_is_sent(client):
     page = client.get("/privacy").get_data(as_text=True)
     assert "No AI provider is configured on this server" in page
     assert all(state != "chain" for _name, state in states(page))
+
+
+LOCAL_ONLY = {"BEYOU_LLM_ORDER": "local", "BEYOU_LLM_LOCAL_MODEL": "qwen2.5-coder-1.5b"}
+
+
+@pytest.mark.parametrize(
+    ("base_url", "where"),
+    [("http://127.0.0.1:8081/v1", "machine"), ("http://localhost:11434/v1", "machine"),
+     ("http://192.168.1.20:8000/v1", "network")],
+)  # fmt: skip
+def test_a_chain_of_the_operator_s_own_model_says_no_provider_receives_anything(base_url, where):
+    app = standalone_app(LLM_ENV={**LOCAL_ONLY, "BEYOU_LLM_LOCAL_BASE_URL": base_url})
+    page = app.test_client().get("/privacy").get_data(as_text=True)
+    assert f'data-testid="privacy-kept-here" data-where="{where}"' in page
+    assert "no AI provider receives anything" in page or "No AI provider receives anything" in page
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"LLM_ENV": {**LOCAL_ONLY, "BEYOU_LLM_LOCAL_BASE_URL": "https://models.example.com/v1"}},
+        {"LLM_ENV": {**LOCAL_ONLY, "BEYOU_LLM_ORDER": "local,mistral", "BEYOU_LLM_MISTRAL_API_KEY": "k",
+                     "BEYOU_LLM_LOCAL_BASE_URL": "http://127.0.0.1:8081/v1"}},
+        {"LLM_ENV": {**LOCAL_ONLY, "BEYOU_LLM_LOCAL_BASE_URL": "http://127.0.0.1:8081/v1"},
+         "EMBEDDINGS_API_KEY": "k"},
+    ],
+    ids=["a-server-elsewhere", "a-provider-after-it", "embeddings-sent-out"],
+)  # fmt: skip
+def test_nothing_is_said_to_stay_here_while_anything_goes_out(settings):
+    page = standalone_app(**settings).test_client().get("/privacy").get_data(as_text=True)
+    assert "privacy-kept-here" not in page
 
 
 def test_calls_outside_the_chain_say_whether_they_are_configured(client):
