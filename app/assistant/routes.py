@@ -16,7 +16,7 @@ from app.assistant.models.pending_actions import ActionState
 from app.llm import current_chain
 from app.llm.settings import NOT_CONFIGURED_HINT
 from app.shared.errors import MESSAGES, DomainError, message_for
-from app.web import markdown
+from app.web import markdown, privacy
 from app.web.acting import acting_user
 from app.web.rendering import trigger
 
@@ -59,6 +59,13 @@ def _chat_view(chat, status=200, **context):
 def assistant_configured():
     """Whether the chain has a link to answer with: without one the panel says so before anyone types."""
     return current_chain().configured
+
+
+@bp.app_template_global()
+def assistant_keeps_words_here():
+    """Whether what the person writes stays on this server (the chain is the operator's own model,
+    and nothing else is sent out), so the panel does not say it goes to a provider."""
+    return privacy.kept_here(current_chain(), privacy.outbound_elsewhere(current_app.config)) is not None
 
 
 @bp.get("/panel")

@@ -19,6 +19,10 @@ DOMAIN = Domain(
             "The setup assistant has made many suggestions this hour. Try again at %(time)s, or add things "
             "yourself on their pages."
         ),
+        "ONBOARDING_AI_NOT_CONFIGURED": _l(
+            "The setup assistant needs an AI model, and none is set up on this server yet, so it cannot "
+            "suggest anything. Everything it would add, you can add on the app's pages."
+        ),
         "ONBOARDING_AI_TOO_SLOW": _l(
             "The setup assistant took more than %(seconds)s seconds to answer, so we stopped waiting. Try again, "
             "or add things yourself."

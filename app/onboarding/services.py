@@ -39,6 +39,7 @@ from app.llm import (
     ChatRequest,
     DeadlineReached,
     LLMError,
+    LLMNotConfigured,
     Message,
     Model,
     RateBucket,
@@ -98,6 +99,15 @@ class AssistantUnavailable(DomainError):
 
     def __init__(self):
         super().__init__("AI_UNAVAILABLE")
+
+
+class AssistantNotConfigured(DomainError):
+    """No model is set up on this server: a retry can never help, the pages can."""
+
+    status = 503
+
+    def __init__(self):
+        super().__init__("ONBOARDING_AI_NOT_CONFIGURED")
 
 
 class AssistantTooSlow(DomainError):
@@ -234,6 +244,8 @@ def suggest(user, step, said):
         raise AnswerUnusable() from None
     except DeadlineReached:
         raise AssistantTooSlow() from None
+    except LLMNotConfigured:
+        raise AssistantNotConfigured() from None
     except LLMError:
         raise AssistantUnavailable() from None
     run.said = said

@@ -21,6 +21,8 @@ def test_an_unconfigured_assistant_says_so_when_the_panel_opens(make_agent_app, 
     assert "Ask whoever runs this server" in panel
     assert NOT_CONFIGURED_HINT not in panel and "/admin/llm" not in panel  # how to fix it is for admins
     assert '<textarea id="composer-input"' in panel and "required disabled" in panel
+    assert 'disabled aria-describedby="composer-off"' in panel  # Send says why it is off, beside it
+    assert re.search(r'id="composer-off"[^>]*>Sending is off: no AI model is set up on this server\.<', panel)
 
 
 def test_an_admin_is_told_how_to_configure_a_provider(make_agent_app, fake):
@@ -32,6 +34,20 @@ def test_an_admin_is_told_how_to_configure_a_provider(make_agent_app, fake):
     assert 'data-error="AI_NOT_CONFIGURED"' in panel
     assert unescape(NOT_CONFIGURED_HINT) in unescape(panel)
     assert 'href="/admin/llm"' in panel
+
+
+def test_with_the_operator_s_own_model_the_panel_says_messages_stay_on_this_server(make_agent_app, fake):
+    own_model = {"BEYOU_LLM_ORDER": "local", "BEYOU_LLM_LOCAL_MODEL": "qwen2.5-coder-1.5b",
+                 "BEYOU_LLM_LOCAL_BASE_URL": fake.base_url("local")}  # fmt: skip
+    app = make_agent_app(order="local", LLM_ENV=own_model)
+    make_user(app)
+    panel = AgentClient(app).http.get("/ai/agent/panel").get_data(as_text=True)
+    assert 'data-testid="chat-kept-here"' in panel and "are sent to an AI provider" not in panel
+
+
+def test_with_a_provider_the_panel_says_messages_are_sent_to_it(ana):
+    panel = ana.http.get("/ai/agent/panel").get_data(as_text=True)
+    assert "are sent to an AI provider" in panel and "chat-kept-here" not in panel
 
 
 def test_a_configured_assistant_opens_ready_to_type(ana):

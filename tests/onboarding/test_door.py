@@ -83,6 +83,19 @@ def test_providers_nothing_listens_for_are_still_ai_unavailable(make_agent_app, 
     assert "couldn&#39;t reach any AI model" in html and "my body, my job" in html
 
 
+def test_without_a_model_the_wizard_says_it_is_not_set_up_and_offers_the_pages(make_agent_app, fake):
+    """No retry can fix a server with no model: the wizard does not ask for words it cannot read,
+    says why, and leads to the pages; a suggestion asked for anyway is refused in the same words."""
+    wizard = a_wizard(make_agent_app(LLM_ENV={}))
+    page = wizard.http.get("/onboarding").get_data(as_text=True)
+    assert 'data-testid="onboarding-no-model"' in page and "none is set up on this server" in page
+    assert 'data-testid="onboarding-suggest"' not in page and "Try again" not in page
+    assert 'href="/habits"' in page and 'href="/routines"' in page
+    refused = wizard.suggest("categories", "my body, my job")
+    assert refused.status_code == 503 and "none is set up on this server" in refused.get_data(as_text=True)
+    assert "couldn&#39;t reach" not in refused.get_data(as_text=True) and fake.requests() == []
+
+
 def test_a_model_that_never_answers_ends_the_step_at_the_door_s_deadline(make_agent_app, fake):
     """A wizard's request waits on its model for AI_REQUEST_SECONDS at most, however long the
     links' own budgets are, and says the assistant took too long (not that none was reached)."""

@@ -19,7 +19,7 @@ def test_a_new_account_lands_on_the_setup_assistant(client):
 def test_the_wizard_speaks_portuguese_to_a_portuguese_account(client):
     register(client, language="pt")
     page = client.get("/onboarding").get_data(as_text=True)
-    assert "Pular a configuração" in page and "Com suas palavras" in page
+    assert "Pular a configuração" in page and "nenhum foi configurado neste servidor" in page
 
 
 def test_the_dashboard_card_leads_to_the_wizard_until_it_is_done(signed_in):
