@@ -16,12 +16,17 @@ user of the app, so the tool list is cut to what the turn needs (docs/agent-tool
 A toolset is a domain: `Tool.domain` is what tools are grouped by. The first round therefore
 grows with the page's own domain, never with the catalogue: `openToolsets` names toolsets, not
 tools.
+
+Each tool of a round carries its tier (`tiers_for`), which is how a link with a small window or a
+`max_tools` cuts the list (app/llm/windows.py): the core always goes, the opened toolsets go
+first, then the page's.
 """
 
 from dataclasses import dataclass
 
 from app.agent.registry import REGISTRY
 from app.domains import DOMAINS
+from app.llm.windows import CORE, OPENED, PAGE
 
 DISCOVERY = "openToolsets"
 
@@ -87,17 +92,24 @@ def named_toolsets(arguments):
     return {name for name in names if isinstance(name, str) and name in TOOLSETS}
 
 
-def tools_for(page, messages):
-    """The tools of the next round, in registry order (the same tools always come in one order):
-    the core, the page's toolsets less what follows a read, and every opened toolset whole."""
+def tiers_for(page, messages):
+    """The tools of the next round with their tiers, in registry order (the same tools always
+    come in one order): the core (CORE), the page's toolsets less what follows a read (PAGE), and
+    every opened toolset whole (OPENED, for what the page does not carry already)."""
     on_the_page, domains = page_toolsets(page), opened(messages)
-    return [
-        candidate
-        for candidate in REGISTRY.values()
-        if candidate.core
-        or candidate.domain in domains
-        or (candidate.domain in on_the_page and not candidate.follows_a_read)
-    ]
+    tiered = []
+    for candidate in REGISTRY.values():
+        if candidate.core:
+            tiered.append((candidate, CORE))
+        elif candidate.domain in on_the_page and not candidate.follows_a_read:
+            tiered.append((candidate, PAGE))
+        elif candidate.domain in domains:
+            tiered.append((candidate, OPENED))
+    return tiered
+
+
+def tools_for(page, messages):
+    return [tool for tool, _tier in tiers_for(page, messages)]
 
 
 def specs_for(page, messages):

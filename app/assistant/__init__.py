@@ -28,6 +28,10 @@ DOMAIN = Domain(
         "AI_STREAM_INTERRUPTED": _l(
             "The answer was cut off by the AI provider. What arrived is kept below; ask again to continue."
         ),
+        "AI_CONTEXT_TOO_SMALL": _l(
+            "This is too long for the AI model's window: it can't hold your message together with the "
+            "assistant's instructions. Send a shorter message."
+        ),
         "AI_NOT_CONFIGURED": _l("The assistant isn't configured on this server yet: no AI provider has an API key."),
         "TOO_MANY_STREAMS": _l("You already have two answers in progress. Wait for one to finish, then send again."),
         "TRANSCRIPT_PERSIST_FAILED": _l(

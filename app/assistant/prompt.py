@@ -1,9 +1,15 @@
 """What one model call of a turn carries — and nothing more.
 
-The system prompt (prompts/agent.md) with the person's display name and language, today's date in
-their time zone, the page they wrote from, the two memory notes and the icon catalogue; then the
-chat's last 20 messages with their tool calls and results, and the new message. No email, no
-password hash, nothing of anyone else.
+The system prompt (prompts/agent.md): its fixed text and the icon catalogue first, then what is
+the person's and the turn's (their display name and language, today's date in their time zone, the
+page they wrote from, the two memory notes), so that a server that keeps the prompt it read last
+(llama.cpp reuses the longest common prefix) reads only those again; then the chat's last 20
+messages with their tool calls and results, and the new message. No email, no password hash,
+nothing of anyone else.
+
+The request is a `Trimmable`: a link with a small window drops the oldest history and the tools
+the turn's messages do not need first (app/llm/windows.py), never the turn's own messages, and a
+link that takes no tools gets the prompt that says the model cannot act.
 
 A change the model proposed for the person's confirmation (a delete, a check that pays XP) is
 sent as what came of it: the tool result that said "awaiting confirmation" reads, from the next
@@ -22,7 +28,7 @@ from app.agent import toolsets
 from app.assistant import confirmations, pending_actions
 from app.assistant import services as assistant
 from app.assistant.models.pending_actions import ActionState
-from app.llm import ChatRequest, Message, PromptPieces
+from app.llm import Message, PromptPieces, Trimmable, current_chain
 from app.shared import icons
 from app.shared.days import today_for
 
@@ -44,10 +50,12 @@ def _quoted(text, empty="(none yet)"):
     return json.dumps(text, ensure_ascii=False) if text else empty
 
 
-def system_prompt(user, chat, turn):
-    """The prompt as its rendered pieces (see PromptPieces): the fixed text is shared by every turn."""
+def system_prompt(user, chat, turn, can_act=True):
+    """The prompt as its rendered pieces (see PromptPieces): the fixed text is shared by every turn.
+    Without `can_act`, for a model that takes no tools: it says so, and what the person can do."""
     today = today_for(user)
     pieces = _template().generate(
+        can_act=can_act,
         name=_quoted(user.name),
         language_name=LANGUAGE_NAMES.get(user.language, "English"),
         page=_quoted(turn.page, empty="(unknown)"),
@@ -98,11 +106,18 @@ def with_decisions(chat, messages):
 
 
 def request_for(user, chat, turn, this_turn):
-    """The request for the next model call: history, then this turn's messages so far, and the
-    tools the turn needs (the core, the page's toolsets and those its calls opened)."""
+    """The request for the next model call: history, then this turn's messages so far (always
+    sent), and the tools the turn needs with their tiers (the core, the page's toolsets and those
+    its calls opened). The prompt without tools is rendered only for a chain with a link that
+    takes none."""
     messages = with_decisions(chat, [*history(turn), *this_turn])
-    return ChatRequest(
+    tiered = toolsets.tiers_for(turn.page, messages)
+    toolless = any(link.max_tools == 0 for link in current_chain().settings.links)
+    return Trimmable(
         system=system_prompt(user, chat, turn),
         messages=messages,
-        tools=toolsets.specs_for(turn.page, messages),
+        tools=[tool.spec for tool, _tier in tiered],
+        kept=len(this_turn),
+        tool_tiers=tuple(tier for _tool, tier in tiered),
+        system_without_tools=system_prompt(user, chat, turn, can_act=False) if toolless else None,
     )

@@ -35,6 +35,7 @@ from app.assistant.models.chats import Chat, Ending, Turn, TurnStatus
 from app.extensions import db, sqlite_patience
 from app.llm import (
     ChainExhausted,
+    ContextTooSmall,
     DeadlineReached,
     LLMNotConfigured,
     Message,
@@ -238,6 +239,12 @@ class TurnRun:
             if self.segments.empty:
                 self._give_back_budget()
             self._end(Ending.TIMEOUT, "TIMEOUT")
+        except ContextTooSmall:  # no link's window holds the prompt and this turn's messages: nothing was sent
+            if self.segments.empty:
+                self._give_back_budget()
+                self._withdraw("AI_CONTEXT_TOO_SMALL")
+            else:
+                self._end(Ending.FAILED, "AI_CONTEXT_TOO_SMALL")
         except ChainExhausted:
             if self.segments.empty:
                 self._give_back_budget()

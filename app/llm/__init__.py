@@ -9,7 +9,7 @@ own per-user rate bucket (app/llm/door.py):
         request, Briefing, user=user)
 
 See docs/llm.md for the rules (order and blocklist, typed failures, cooldowns, portable
-transcripts, structured output) and how to add a provider.
+transcripts, structured output, the model's window) and how to add a provider.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from app.llm.messages import (
 )
 from app.llm.settings import ChainSettings, LinkSettings, Timeouts
 from app.llm.structured import AnswerUnreadable
+from app.llm.windows import ContextTooSmall, Trimmable, WindowTooSmall
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -104,6 +105,7 @@ __all__ = [
     "ChainSettings",
     "ChatRequest",
     "Completed",
+    "ContextTooSmall",
     "DeadlineReached",
     "FailureKind",
     "LLMError",
@@ -122,9 +124,11 @@ __all__ = [
     "ToolCall",
     "ToolCallReady",
     "ToolSpec",
+    "Trimmable",
     "Usage",
     "Waiting",
     "Wake",
+    "WindowTooSmall",
     "build_chain",
     "current_chain",
     "init_app",

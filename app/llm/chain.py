@@ -32,7 +32,7 @@ from flask import current_app
 from pydantic import BaseModel
 
 from app import daemons
-from app.llm import metrics, structured
+from app.llm import metrics, structured, windows
 from app.llm.cooldowns import Clock, cooldown_book
 from app.llm.errors import (
     ChainExhausted,
@@ -53,7 +53,8 @@ from app.llm.messages import (
     ToolCallReady,
     Waiting,
 )
-from app.llm.providers.base import ProviderAdapter, join_system
+from app.llm.providers.base import ProviderAdapter, join_system, schema_instruction
+from app.llm.schemas import portable_schema
 from app.llm.settings import NOT_CONFIGURED_HINT, ChainSettings, Timeouts
 
 log = logging.getLogger(__name__)
@@ -124,6 +125,7 @@ class Chain:
         self._cooldowns = cooldown_book(settings.redis_url, settings.redis_prefix, clock)
         self._records = {adapter.name: _LinkRecord() for adapter in self.adapters}
         self._lock = threading.Lock()
+        self._windows = windows.Windows()
 
     @property
     def configured(self) -> bool:
@@ -240,8 +242,13 @@ class Chain:
                 failures.append(LLMError(FailureKind.TIMEOUT, "chain", None, f"deadline passed before {adapter.name}"))
                 yield Waiting()  # the caller's own clock check has the first word
                 raise DeadlineReached(failures)
+            try:
+                fitted = self._fitted(adapter, request)
+            except windows.WindowTooSmall as refused:
+                failures.append(refused)
+                continue
             budget = _Budget(self.settings.timeouts, time.monotonic(), deadline)
-            reader = _Reader(adapter, lambda adapter=adapter: adapter.stream(request))
+            reader = _Reader(adapter, lambda adapter=adapter, fitted=fitted: adapter.stream(fitted))
             text: list[str] = []
             calls: list[ToolCall] = []
             committed = False
@@ -293,7 +300,7 @@ class Chain:
                 metrics.ATTEMPTS.labels(adapter.name, outcome).inc()
             return
         metrics.EXHAUSTED.inc()
-        raise ChainExhausted(failures)
+        raise windows.exhausted(failures)
 
     def _events(
         self, adapter: ProviderAdapter, reader: _Reader, budget: _Budget, every: float, gather: float | None
@@ -371,8 +378,13 @@ class Chain:
             if deadline is not None and time.monotonic() >= deadline:
                 failures.append(LLMError(FailureKind.TIMEOUT, "chain", None, f"deadline passed before {adapter.name}"))
                 raise DeadlineReached(failures)
+            try:
+                fitted = self._fitted(adapter, request, schema)
+            except windows.WindowTooSmall as refused:
+                failures.append(refused)
+                continue
             budget = _Budget(self.settings.timeouts, time.monotonic(), deadline)
-            reader = _Reader(adapter, lambda adapter=adapter: _answer_of(adapter, request, schema))
+            reader = _Reader(adapter, lambda adapter=adapter, fitted=fitted: _answer_of(adapter, fitted, schema))
             answered = False
             try:
                 _said_at, item = reader.items.get(timeout=max(0.0, budget.end - time.monotonic()))
@@ -405,7 +417,23 @@ class Chain:
             self._rest(adapter.name, failure)
             metrics.FALLBACKS.labels(adapter.name, failure.kind.value).inc()
         metrics.EXHAUSTED.inc()
-        raise ChainExhausted(failures)
+        raise windows.exhausted(failures)
+
+    def _fitted(
+        self, adapter: ProviderAdapter, request: ChatRequest, schema: type[BaseModel] | None = None
+    ) -> ChatRequest:
+        """The request as this link takes it: its tools at most, cut to its window, counting the
+        JSON instruction an adapter adds for `schema` (app/llm/windows.py). A link whose window
+        cannot hold it is passed over, not rested: the request is at fault, and another link, or
+        a shorter message, may do."""
+        window = self._windows.of(adapter.link)
+        extra = schema_instruction(portable_schema(schema)) if schema is not None and window is not None else ""
+        try:
+            return windows.fit(request, adapter.link, window, extra)
+        except windows.WindowTooSmall as refused:
+            metrics.ATTEMPTS.labels(adapter.name, "too_long").inc()
+            log.warning("LLM link %s passed over: %s", adapter.name, refused)
+            raise
 
     def _candidates(self) -> Iterator[ProviderAdapter]:
         """Links to try, in order: resting ones are skipped, except the last, which is always tried."""

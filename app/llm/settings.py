@@ -25,6 +25,9 @@ class LinkDefaults:
     model: str | None
     key_names: tuple[str, ...] = ()
     needs_key: bool = True
+    # A self-hosted server says how many tokens it holds (app/llm/windows.py); a hosted API's
+    # window is large and says nothing, so it is only known when BEYOU_LLM_<NAME>_CONTEXT is set.
+    tells_its_window: bool = False
 
 
 CATALOGUE: dict[str, LinkDefaults] = {
@@ -36,7 +39,7 @@ CATALOGUE: dict[str, LinkDefaults] = {
     ),
     "deepseek": LinkDefaults("openai", "https://api.deepseek.com", "deepseek-v4-flash", ("DEEPSEEK_API_KEY",)),
     # Any self-hosted OpenAI-compatible server (Ollama, vLLM, llama.cpp): no defaults, no key needed.
-    "local": LinkDefaults("openai", None, None, (), needs_key=False),
+    "local": LinkDefaults("openai", None, None, (), needs_key=False, tells_its_window=True),
 }
 
 DEFAULT_ORDER = ("mistral", "gemini", "glm", "nvidia", "deepseek")
@@ -54,11 +57,18 @@ NOT_CONFIGURED_HINT = (
 
 @dataclass(frozen=True)
 class LinkSettings:
+    """One link. `context` is its window in tokens when the setting gives it (None: asked of the
+    server when it `tells_its_window`, else unknown); `max_tools` the most tools one request may
+    carry (0: none, the model only chats; None: as many as the turn needs)."""
+
     name: str
     kind: ProviderKind
     model: str
     api_key: str | None
     base_url: str | None
+    context: int | None = None
+    max_tools: int | None = None
+    tells_its_window: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,7 +183,16 @@ def _link_from_env(name: str, env: Mapping[str, str]) -> tuple[LinkSettings, str
     api_key = env.get(prefix + "API_KEY") or next((env[k] for k in defaults.key_names if env.get(k)), None)
     model = env.get(prefix + "MODEL") or defaults.model
     base_url = env.get(prefix + "BASE_URL") or defaults.base_url
-    link = LinkSettings(name, defaults.kind, model or "", (api_key or "").strip() or None, base_url)
+    link = LinkSettings(
+        name,
+        defaults.kind,
+        model or "",
+        (api_key or "").strip() or None,
+        base_url,
+        context=_count(env, prefix + "CONTEXT", least=1, unit="tokens"),
+        max_tools=_count(env, prefix + "MAX_TOOLS", least=0, unit="tools"),
+        tells_its_window=defaults.tells_its_window,
+    )
     if defaults.needs_key and not link.api_key:
         return link, f"API key ({prefix}API_KEY)"
     if not model:
@@ -193,6 +212,19 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         raise ChainConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
     if value <= 0:
         raise ChainConfigError(f"{name} must be positive, got {raw!r}")
+    return value
+
+
+def _count(env: Mapping[str, str], name: str, *, least: int, unit: str) -> int | None:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ChainConfigError(f"{name} must be a whole number of {unit}, got {raw!r}") from None
+    if value < least:
+        raise ChainConfigError(f"{name} must be at least {least}, got {raw!r}")
     return value
 
 

@@ -11,6 +11,11 @@ OpenAI's embeddings (deterministic vectors unless a failure is scripted), and
 `generateContent` that asks for the Google Search tool is answered with grounding (a scripted
 `Reply(grounding=[...])`, or two pages about the words searched), and its grounding links,
 `GET /<name>/grounding-api-redirect/<token>`, redirect to the pages as Google's do.
+
+A provider told its window (`serve_window`) answers what a self-hosted server says of it:
+llama.cpp's `GET /<name>/props` and `GET /<name>/v1/models`, vLLM's `/v1/models`, Ollama's
+`GET /<name>/api/ps`; any other provider answers them 404. These reads are kept apart
+(`window_reads`), not among `requests`.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from tests.fakes import search, strict, wire
 from tests.fakes.script import Reply, echo_reply
 
 CONTROL = "/_fake/"  # the control paths of a fake run as its own process
+WINDOW_PATHS = ("props", "v1/models", "api/ps")  # where self-hosted servers say their window
 
 
 @dataclass
@@ -67,6 +73,8 @@ class FakeProviders:
     def __init__(self, host: str = "127.0.0.1", port: int = 0):
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self._records: list[RecordedRequest] = []
+        self._windows: dict[str, tuple[int, str]] = {}
+        self._window_reads: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         self._server = _QuietServer((host, port), _handler_for(self))
         self._thread: threading.Thread | None = None
@@ -110,10 +118,22 @@ class FakeProviders:
         with self._lock:
             return [r for r in self._records if provider is None or r.provider == provider]
 
+    def serve_window(self, provider: str, tokens: int, server: str = "llama.cpp") -> None:
+        """The provider says it holds `tokens`, as `server` says it: "llama.cpp", "vllm" or "ollama"."""
+        with self._lock:
+            self._windows[provider] = (tokens, server)
+
+    def window_reads(self, provider: str) -> list[str]:
+        """The paths the provider was asked its window at, in order."""
+        with self._lock:
+            return [path for asked, path in self._window_reads if asked == provider]
+
     def reset(self) -> None:
         with self._lock:
             self._queues.clear()
             self._records.clear()
+            self._windows.clear()
+            self._window_reads.clear()
 
     def _scripted(self, provider: str) -> Reply | None:
         with self._lock:
@@ -207,8 +227,12 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             record.finished.set()
 
     def do_GET(self) -> None:
-        """A grounding link: redirects to its page, as vertexaisearch.cloud.google.com does."""
+        """A grounding link: redirects to its page, as vertexaisearch.cloud.google.com does. Or
+        a question about the provider's window."""
         provider, _, rest = urlsplit(self.path).path.strip("/").partition("/")
+        if rest in WINDOW_PATHS:
+            self._answer_window(provider, rest)
+            return
         kind, _, token = rest.partition("/")
         target = search.redirect_target(token) if kind == search.REDIRECT else None
         headers = {k.lower(): v for k, v in self.headers.items()}
@@ -217,6 +241,16 @@ class _ProviderHandler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": {"message": f"no fake route for {self.path}"}})
             return
         self._send_raw(302, b"", "text/html; charset=UTF-8", {"Location": target})
+
+    def _answer_window(self, provider: str, path: str) -> None:
+        with self.providers._lock:
+            self.providers._window_reads.append((provider, path))
+            tokens, server = self.providers._windows.get(provider, (0, ""))
+        said = wire.window_answer(server, path, tokens, provider)
+        if said is None:
+            self._send_json(404, {"error": {"message": f"no fake route for {self.path}"}})
+        else:
+            self._send_json(200, said)
 
     def _answer_search(self, provider: str, path: str, body: Any) -> None:
         """An embeddings or web-search request: a scripted failure or answer, else the default."""

@@ -303,3 +303,31 @@ def _with_faults(content: list[Frame], reply: Reply, *, error: Any) -> list[Fram
     else:
         frames.append(Frame(GARBAGE))
     return frames
+
+
+# -- a self-hosted server's window ----------------------------------------------------------------
+
+
+def window_answer(server: str, path: str, tokens: int, model: str) -> dict | None:
+    """What `server` answers at `path` about holding `tokens` (None: it has no such route).
+    llama.cpp's, recorded from the build in the xllamacpp 2026.10.11549 wheel serving SmolLM2 with
+    8192 tokens: `/props` → `{"default_generation_settings": {"n_ctx": 8192, ...}, "total_slots": 1,
+    ...}`, `/v1/models` → `{"models": [...], "object": "list", "data": [{"id": ..., "object":
+    "model", "owned_by": "llamacpp", "meta": {"vocab_type": 2, "n_vocab": 49152, "n_ctx": 8192,
+    "n_ctx_train": 8192, ...}}]}`. vLLM's `/v1/models` entries carry `max_model_len`
+    (its ModelCard); Ollama's `/api/ps` lists the loaded models with their `context_length` (what
+    `ollama ps` shows as CONTEXT)."""
+    if server == "llama.cpp" and path == "props":
+        return {"default_generation_settings": {"n_ctx": tokens, "params": {"n_predict": -1}}, "total_slots": 1,
+                "model_alias": model, "build_info": "b0-unknown"}  # fmt: skip
+    if server == "llama.cpp" and path == "v1/models":
+        meta = {"vocab_type": 2, "n_vocab": 49152, "n_ctx": tokens, "n_ctx_train": tokens}
+        return {"object": "list", "data": [{"id": model, "object": "model", "owned_by": "llamacpp", "meta": meta}]}
+    if server == "vllm" and path == "v1/models":
+        return {"object": "list", "data": [{"id": model, "object": "model", "owned_by": "vllm",
+                                            "max_model_len": tokens}]}  # fmt: skip
+    if server == "ollama" and path == "api/ps":
+        loaded = {"name": f"{model}:latest", "model": f"{model}:latest", "size": 492523008,
+                  "expires_at": "2026-11-02T08:15:34Z", "size_vram": 0, "context_length": tokens}  # fmt: skip
+        return {"models": [loaded]}
+    return None
