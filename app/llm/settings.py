@@ -49,9 +49,11 @@ PRODUCTION_ORDER = ("mistral", "gemini")
 PRODUCTION_BLOCKED = ("glm", "deepseek")
 
 NOT_CONFIGURED_HINT = (
-    "The assistant has no model configured. Set an API key for at least one link, for example "
-    "BEYOU_LLM_MISTRAL_API_KEY (or MISTRAL_API_KEY), or point BEYOU_LLM_LOCAL_BASE_URL and "
-    "BEYOU_LLM_LOCAL_MODEL at a local OpenAI-compatible server and add 'local' to BEYOU_LLM_ORDER."
+    "The assistant has no model configured. The private way, with no key and nothing sent out: "
+    "`make run-local` serves a model on this machine, or point BEYOU_LLM_LOCAL_BASE_URL and "
+    "BEYOU_LLM_LOCAL_MODEL at your own OpenAI-compatible server (llama.cpp, Ollama, vLLM, LM Studio) "
+    "and set BEYOU_LLM_ORDER=local (docs/llm.md). Or set a provider's API key, for example "
+    "BEYOU_LLM_MISTRAL_API_KEY (or MISTRAL_API_KEY)."
 )
 
 

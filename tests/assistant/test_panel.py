@@ -35,6 +35,15 @@ def test_an_admin_is_told_how_to_configure_a_provider(make_agent_app, fake):
     assert unescape(NOT_CONFIGURED_HINT) in unescape(panel)
     assert 'href="/admin/llm"' in panel
 
+    assert unescape(panel).index("make run-local") < unescape(panel).index("MISTRAL_API_KEY")  # local first
+
+    chain_page = AgentClient(app).http.get("/admin/llm").get_data(as_text=True)
+    assert 'data-error="AI_NOT_CONFIGURED"' in chain_page
+    said = unescape(re.sub(r"<[^>]+>", "", chain_page))
+    assert "run make run-local (a model served here, no key)" in said
+    assert "BEYOU_LLM_ORDER=local" in said
+    assert said.index("make run-local") < said.index("BEYOU_LLM_MISTRAL_API_KEY")  # the private way first
+
 
 def test_with_the_operator_s_own_model_the_panel_says_messages_stay_on_this_server(make_agent_app, fake):
     own_model = {"BEYOU_LLM_ORDER": "local", "BEYOU_LLM_LOCAL_MODEL": "qwen2.5-coder-1.5b",

@@ -61,6 +61,8 @@ def sign_in(page, base_url, email):
 
 
 def fits(page):
+    """The page as loaded is no wider than the screen (a click's navigation finished first)."""
+    page.wait_for_load_state("load")
     width = page.viewport_size["width"]
     assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
 
@@ -148,6 +150,7 @@ def test_a_focus_session_from_today_s_card(browser, focus_server, server):
         fits(page)
     page.goto(f"{focus_server}/dashboard")
     page.get_by_test_id("today-card").get_by_role("link", name="Focus on Write").click()
+    page.wait_for_url(re.compile(r"/focus"))
     fits(page)
     assert errors == []
     context.close()
