@@ -394,27 +394,28 @@ def compare(first_path, second_path, out=sys.stdout):
     print(f"B: {second_path} ({second['chain']['mode']}: {', '.join(second['chain']['links'])})", file=out)
     print(f"{'task':34} {'A pass':>7} {'B pass':>7}  what changed", file=out)
     differing = 0
-    for task_id in list(dict.fromkeys([*first["tasks"], *second["tasks"]])):
-        a, b = first["tasks"].get(task_id), second["tasks"].get(task_id)
-        if a is None or b is None:
-            differing += 1
-            print(f"{task_id:34} {_passes(a):>7} {_passes(b):>7}  only in {'B' if a is None else 'A'}", file=out)
-            continue
+    for task_id in [task_id for task_id in first["tasks"] if task_id in second["tasks"]]:
+        a, b = first["tasks"][task_id], second["tasks"][task_id]
         notes = []
         if a["pass_k"] != b["pass_k"]:
             notes.append("now passes every try" if b["pass_k"] else "no longer passes every try")
         gone, new = set(a["causes"]) - set(b["causes"]), set(b["causes"]) - set(a["causes"])
         if gone:
-            notes.append(f"no more {', '.join(sorted(gone))}")
+            notes.append(f"no more {', '.join(sorted(gone, key=CAUSES.index))}")
         if new:
-            notes.append(f"new: {', '.join(sorted(new))}")
+            notes.append(f"new: {', '.join(sorted(new, key=CAUSES.index))}")
         if a["passed_tries"] / a["tries"] != b["passed_tries"] / b["tries"] and not notes:
             notes.append("pass rate moved")
         if notes:
             differing += 1
             print(f"{task_id:34} {_passes(a):>7} {_passes(b):>7}  {'; '.join(notes)}", file=out)
     if not differing:
-        print("(no task differs)", file=out)
+        print("(no task run by both differs)", file=out)
+    for label, report, other in (("A", first, second), ("B", second, first)):
+        alone = [task_id for task_id in report["tasks"] if task_id not in other["tasks"]]
+        if alone:
+            print(f"only in {label}: {len(alone)} tasks ({', '.join(alone[:6])}{', …' if len(alone) > 6 else ''})",
+                  file=out)  # fmt: skip
     for label, report in (("A", first), ("B", second)):
         totals = report["totals"]
         print(f"{label}: pass rate {totals['pass_rate']:.1%}, pass^{totals['k']} {totals['pass_k']:.1%} "

@@ -9,6 +9,7 @@ unexpected change. The causes a failure is put down to are in CAUSES.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from dataclasses import dataclass, replace
 from fnmatch import fnmatch
@@ -110,7 +111,10 @@ def matches(row, where, user):
     return all(matches_value(row.get(column), matcher, user) for column, matcher in (where or {}).items())
 
 
-def _shown(where):
+def _shown(where, user=None):
+    if user is not None:
+        with contextlib.suppress(seeding.SeedError):  # else as written: it names a row that is gone
+            where = seeding.expand(where, user)
     return ", ".join(f"{column} {matcher!r}" for column, matcher in (where or {}).items()) or "any row"
 
 
@@ -179,7 +183,9 @@ def _created(expectation, before, after, changes, user, claims):
     if len(found) == count:
         return []
     others = "; ".join(_row_label(c.after) for c in new if c not in found) or "none"
-    return [f"{count} new {table} row(s) with {_shown(where)} expected, {len(found)} found (other new rows: {others})"]
+    return [
+        f"{count} new {table} row(s) with {_shown(where, user)} expected, {len(found)} found (other new rows: {others})"
+    ]
 
 
 def _before_rows(table, where, before, user):
@@ -191,10 +197,10 @@ def _changed(expectation, before, after, changes, user, claims):
     rows = _before_rows(table, where, before, user)
     problems = []
     if "count" in expectation and len(rows) != expectation["count"]:
-        problems.append(f"the seed has {len(rows)} {table} rows with {_shown(where)}, the task says "
+        problems.append(f"the seed has {len(rows)} {table} rows with {_shown(where, user)}, the task says "
                         f"{expectation['count']}")  # fmt: skip
     if not rows:
-        return [*problems, f"no {table} row with {_shown(where)} before the conversation (the task is wrong)"]
+        return [*problems, f"no {table} row with {_shown(where, user)} before the conversation (the task is wrong)"]
     for key, row in rows:
         now = after.get(table, {}).get(key)
         if now is None:
@@ -205,7 +211,7 @@ def _changed(expectation, before, after, changes, user, claims):
         wrong = {c: now.get(c) for c, m in to.items() if not matches_value(now.get(c), m, user)}
         if wrong:
             problems.append(f"{table} {_row_label(row)}: {', '.join(f'{c} is {v!r}' for c, v in wrong.items())}, "
-                            f"expected {_shown({c: to[c] for c in wrong})}")  # fmt: skip
+                            f"expected {_shown({c: to[c] for c in wrong}, user)}")  # fmt: skip
     return problems
 
 
@@ -213,10 +219,10 @@ def _deleted(expectation, before, after, changes, user, claims):
     table, where = expectation["table"], expectation.get("where", {})
     rows = _before_rows(table, where, before, user)
     if not rows:
-        return [f"no {table} row with {_shown(where)} before the conversation (the task is wrong)"]
+        return [f"no {table} row with {_shown(where, user)} before the conversation (the task is wrong)"]
     problems = []
     if "count" in expectation and len(rows) != expectation["count"]:
-        problems.append(f"the seed has {len(rows)} {table} rows with {_shown(where)}, the task says "
+        problems.append(f"the seed has {len(rows)} {table} rows with {_shown(where, user)}, the task says "
                         f"{expectation['count']}")  # fmt: skip
     for key, row in rows:
         claims.row(table, key)
@@ -229,7 +235,7 @@ def _unchanged(expectation, before, after, changes, user, claims):
     table, where = expectation["table"], expectation.get("where", {})
     rows = _before_rows(table, where, before, user)
     if not rows:
-        return [f"no {table} row with {_shown(where)} before the conversation (the task is wrong)"]
+        return [f"no {table} row with {_shown(where, user)} before the conversation (the task is wrong)"]
     touched = {c.key: c for c in changes.of(table)}
     return [f"{table} {_row_label(row)} should not have changed: {touched[key].describe()}"
             for key, row in rows if key in touched]  # fmt: skip
