@@ -50,9 +50,23 @@ def format_activity(moment):
     return format_datetime(moment, "short") if moment else ""
 
 
-def _chat_view(chat, status=200, **context):
-    return render_template("assistant/_chat.html", chat=chat, messages=assistant.messages(acting_user(), chat.id),
-                           **context), status  # fmt: skip
+def _chat_view(chat, status=200, started=None):
+    return render_template("assistant/_chat.html", **_shown(chat, started)), status
+
+
+def _shown(chat, started=None):
+    """What a chat view draws: its messages, and its turns still answering (`started`, the one
+    just posted, or those the database has), each drawn live after its question instead of the
+    answer row it is writing: their streams replay from the first word, so nothing shows twice."""
+    if chat is None:
+        return {"chat": None, "messages": [], "live": {}, "live_answers": set()}
+    turns = [started] if started is not None else assistant.unfinished_turns(acting_user(), chat.id)
+    return {
+        "chat": chat,
+        "messages": assistant.messages(acting_user(), chat.id),
+        "live": {turn.question_id: turn for turn in turns},
+        "live_answers": {turn.answer_id for turn in turns if turn.answer_id},
+    }
 
 
 @bp.app_template_global()
@@ -72,8 +86,7 @@ def assistant_keeps_words_here():
 @login_required
 def panel():
     chats = assistant.list_chats(acting_user())
-    return render_template("assistant/_panel.html", chats=chats, chat=chats[0] if chats else None,
-                           messages=chats[0].messages if chats else [],
+    return render_template("assistant/_panel.html", chats=chats, **_shown(chats[0] if chats else None),
                            not_configured_hint=NOT_CONFIGURED_HINT)  # fmt: skip
 
 

@@ -188,6 +188,17 @@ def get_turn(user, turn_id):
     return owned(Turn, turn_id, user, key="TURN_NOT_FOUND")
 
 
+def unfinished_turns(user, chat_id):
+    """The chat's turns still waiting for their answer or answering, oldest first: a chat opened
+    while one runs shows it as it is, answering (its stream replays what it has said so far)."""
+    return db.session.scalars(
+        db.select(Turn)
+        .where(Turn.user_id == user.id, Turn.chat_id == chat_id,
+               Turn.status.in_([TurnStatus.PENDING, TurnStatus.RUNNING]))
+        .order_by(Turn.created_at)
+    ).all()  # fmt: skip
+
+
 def claim(turn):
     """Atomically move a PENDING turn to RUNNING, leased to its runner (AGENT_LEASE_SECONDS), with
     an empty answer row placed after the chat's last message (the journal the runner keeps up to

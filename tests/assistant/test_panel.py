@@ -2,13 +2,15 @@
 when an answer fails, where the message the user typed now is."""
 
 import re
+import time
+import uuid
 from html import unescape
 
-from app.assistant.models.chats import ChatMessage, Ending
+from app.assistant.models.chats import ChatMessage, Ending, Turn, TurnStatus
 from app.extensions import db
 from app.llm.settings import NOT_CONFIGURED_HINT
 from app.profile import accounts
-from tests.assistant.conftest import AgentClient, Reply, make_user
+from tests.assistant.conftest import AgentClient, Reply, make_user, spoken, wait_for_turn
 from tests.fakes.script import FakeCall
 
 
@@ -97,3 +99,63 @@ def test_the_first_message_of_a_new_chat_shows_once(ana, fake):
     html = ana.post("/ai/agent/chats", message="hello there", page="/habits").get_data(as_text=True)
     assert html.count(">hello there</article>") == 1
     ana.stream(re.search(r'id="turn-([0-9a-f-]{36})"', html).group(1))
+
+
+def journaled_text(app, turn_id, seconds=10):
+    """What the turn's answer row holds so far, once its journal has written some text."""
+    deadline = time.monotonic() + seconds
+    with app.app_context():
+        while time.monotonic() < deadline:
+            answer_id = db.session.scalar(db.select(Turn.answer_id).where(Turn.id == uuid.UUID(turn_id)))
+            segments = db.session.scalar(db.select(ChatMessage.segments).where(ChatMessage.id == answer_id))
+            db.session.remove()
+            if segments:
+                return "".join(segment.get("text", "") for segment in segments)
+            time.sleep(0.05)
+    raise AssertionError("the journal wrote nothing")
+
+
+def test_a_chat_opened_again_while_its_answer_runs_shows_it_live_and_its_stream_replays_every_word_once(
+    ana, fake, agent_app
+):
+    answer = [f"part{number:02d} " for number in range(16)]
+    fake.script("mistral", Reply.says(*answer, pace=0.25))
+    chat_id = ana.new_chat()
+    turn_id = ana.send_ok(chat_id, "walk me through my week")
+    first_watcher = ana.open_stream(turn_id)
+    first_watcher.until("token")
+    assert journaled_text(agent_app, turn_id).startswith("part00")  # the answer row holds words already
+
+    for view in (f"/ai/agent/chats/{chat_id}", "/ai/agent/panel"):  # the chat from the history, or the panel
+        shown = ana.http.get(view).get_data(as_text=True)
+        assert "part00" not in shown  # not the journal's words: the stream brings them
+        live = re.findall(r'<article class="bubble bubble-assistant[^"]*"[^>]*>', shown)
+        assert live == [re.search(r'<article class="bubble bubble-assistant is-live"[^>]*>', shown).group(0)]
+        assert f'id="turn-{turn_id}"' in live[0] and 'aria-busy="true"' in live[0]
+        assert f'sse-connect="/ai/agent/turns/{turn_id}/stream"' in live[0]
+        assert 'aria-label="The assistant is answering"' in shown
+        assert f'hx-post="/ai/agent/turns/{turn_id}/cancel"' in shown  # its Stop
+        assert shown.count("walk me through my week</article>") == 1
+        assert f'<article class="bubble bubble-user" id="msg-user-{turn_id}">walk me through my week</article>' in shown
+        assert "How can I help today?" not in shown
+
+    with agent_app.app_context():
+        assert db.session.get(Turn, uuid.UUID(turn_id)).status == TurnStatus.RUNNING  # all the above while it ran
+    reopened = ana.stream(turn_id)  # the live bubble's EventSource: no Last-Event-ID, from the first event
+    assert spoken(reopened) == "".join(answer)  # every word once, in order, then done
+    first_watcher.rest()
+    assert wait_for_turn(agent_app, turn_id) == TurnStatus.DONE
+
+    finished = ana.http.get(f"/ai/agent/chats/{chat_id}").get_data(as_text=True)
+    assert "sse-connect" not in finished and "is-live" not in finished
+    assert finished.count("part00") == 1 and "answered by mistral" in finished
+    assert len(fake.requests("mistral")) == 1
+
+
+def test_a_message_nobody_watched_yet_opens_live_and_is_shown_once(ana, fake):
+    chat_id = ana.new_chat()
+    turn_id = ana.send_ok(chat_id, "plan my day")  # the page went away before its stream opened
+    shown = ana.http.get(f"/ai/agent/chats/{chat_id}").get_data(as_text=True)
+    assert shown.count(">plan my day</article>") == 1
+    assert f'sse-connect="/ai/agent/turns/{turn_id}/stream"' in shown  # opening it starts the answer
+    assert fake.requests() == []  # drawing the chat called no model

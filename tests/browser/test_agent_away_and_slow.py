@@ -3,6 +3,9 @@ a real browser against the real server and the wire fake (issue 46 item 7):
 
 - a chat left mid-answer (another page, or a reload) and opened again once the answer finished
   shows it whole: every word once, the question once, at 390 px;
+- opened again while the answer still runs, it shows the turn answering (the sign, Stop,
+  aria-busy), never the cut-off words as a finished answer: its stream replays from the first
+  word, so the words so far appear once and the rest streams in until `done`, at 1280 and 390 px;
 - a stream a proxy cut mid-answer is picked up by the browser's EventSource with Last-Event-ID,
   and the live bubble goes on from where it was: no word missing, none twice;
 - at production values (a 15 s heartbeat, a 60 s first-event budget), a model that says nothing
@@ -33,7 +36,8 @@ pytestmark = pytest.mark.browser
 
 PASSWORD = "a long morning walk"
 PHONE = {"width": 390, "height": 844}
-NOOR, RUI, HANA = "noor@example.com", "rui@example.com", "hana@example.com"
+DESKTOP = {"width": 1280, "height": 800}
+NOOR, RUI, HANA, INES = "noor@example.com", "rui@example.com", "hana@example.com", "ines@example.com"
 STREAM = re.compile(r"/ai/agent/turns/([0-9a-f-]{36})/stream$")
 
 
@@ -79,7 +83,7 @@ def agent(tmp_path_factory, fake):
         assert app.config["AGENT_HEARTBEAT_SECONDS"] == 15  # production's
         assert current_chain().settings.timeouts.first_event == 60  # production's, above the 22 s wait
         db.create_all()
-        for name, email in (("Noor", NOOR), ("Rui", RUI), ("Hana", HANA)):
+        for name, email in (("Noor", NOOR), ("Rui", RUI), ("Hana", HANA), ("Inês", INES)):
             user = accounts.register(name=name, email=email, password=PASSWORD, timezone_name="UTC")
             configuration.update(user, tutorial_done=True)
     with serve(app) as base_url:
@@ -159,6 +163,72 @@ def test_a_chat_left_mid_answer_for_another_page_or_a_reload_shows_the_whole_ans
     panel = page.locator("#agent-panel").bounding_box()
     assert panel["x"] >= 0 and panel["x"] + panel["width"] <= PHONE["width"]
     assert len(fake.requests("mistral")) == 2  # one model call per message: no answer was asked for twice
+    assert page.console_errors == []
+
+
+def test_a_chat_opened_again_while_its_answer_still_runs_shows_it_answering_and_every_word_once(page, agent, fake):
+    fake.reset()
+    page.set_viewport_size(DESKTOP)
+    # What the live bubble holds as `done` arrives, before the official answer replaces it: on
+    # every page this tab opens, so after leaving and after the reload too.
+    page.add_init_script("""document.addEventListener("htmx:sseBeforeMessage", (event) => {
+        const live = document.querySelector(".bubble-assistant.is-live .live-segments");
+        if (event.detail.type === "done" && live) window.__liveAtDone = live.textContent;
+    })""")
+    signed_in_as(page, agent.url, INES, PASSWORD)
+    open_the_assistant(page)
+    chat = page.locator("#chat-messages")
+    bubble = chat.locator(".bubble-assistant.is-live")
+    live = bubble.locator(".live-segments")
+    first, second = pieces("away"), pieces("back")
+
+    def reopened_while_it_answers(answer, questions, answered_before):
+        """The panel, opened again mid-answer, shows the turn answering and streams it to its end."""
+        open_the_assistant(page)
+        expect(bubble).to_have_count(1)
+        expect(bubble).to_have_attribute("aria-busy", "true")
+        expect(bubble.get_by_label("The assistant is answering")).to_be_visible()
+        stop = bubble.get_by_role("button", name="Stop")
+        expect(stop).to_be_visible()
+        stop.focus()
+        expect(stop).to_be_focused()  # reachable from the keyboard
+        expect(chat.locator(".bubble-user")).to_have_text(questions)  # each question once
+        finished = chat.locator(".bubble-assistant:not(.is-live)")
+        expect(finished).to_have_count(answered_before)  # the cut-off words are not a finished answer
+        expect(live).to_contain_text(words(answer)[5])  # the replay brought the words said while away
+        assert turns_of(agent, INES)[-1].status == TurnStatus.RUNNING  # and all of it while the turn ran
+        so_far = live.inner_text().split()
+        assert so_far == words(answer)[: len(so_far)]  # once each, in order, so far
+        expect(bubble).to_have_count(0, timeout=60_000)  # `done` ended it
+        assert page.evaluate("window.__liveAtDone").split() == words(answer)  # every word once, in order
+        answers = chat.locator(".bubble-assistant")
+        expect(answers).to_have_count(answered_before + 1)
+        assert answers.last.locator(".bubble-text").inner_text().split() == words(answer)
+        expect(answers.last.locator(".bubble-meta")).to_have_text("answered by mistral")
+        turn = wait_for_the_last_turn_to_end(agent, INES)
+        assert turn.status == TurnStatus.DONE
+        # The first EventSource, and the reopened bubble's own: from the first event, not a Last-Event-ID.
+        assert [stream.last_event_id for stream in agent.streams if stream.turn == str(turn.id)] == [None, None]
+
+    fake.script("mistral", Reply.says(*first, pace=0.35))  # 14 s of answer
+    send(page, "Walk me through my month")
+    expect(live).to_contain_text("away03")
+    page.goto(f"{agent.url}/habits")  # away, mid-answer
+    expect(page).to_have_url(re.compile(r"/habits$"))
+    reopened_while_it_answers(first, ["Walk me through my month"], answered_before=0)
+
+    page.set_viewport_size(PHONE)
+    fake.script("mistral", Reply.says(*second, pace=0.35))
+    send(page, "And the month after?")
+    expect(live).to_contain_text("back03")
+    page.reload()  # the same page again, mid-answer; the panel opens closed
+    page.wait_for_load_state("load")
+    reopened_while_it_answers(second, ["Walk me through my month", "And the month after?"], answered_before=1)
+    assert chat.locator(".bubble-assistant").first.locator(".bubble-text").inner_text().split() == words(first)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    panel = page.locator("#agent-panel").bounding_box()
+    assert panel["x"] >= 0 and panel["x"] + panel["width"] <= PHONE["width"]
+    assert len(fake.requests("mistral")) == 2  # one model call per message: watching again asked for none
     assert page.console_errors == []
 
 
