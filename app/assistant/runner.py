@@ -148,6 +148,8 @@ class TurnRun:
         self.round = None  # the round being streamed: (text chunks, calls, results)
         self.link = None
         self.tool_count = 0
+        self.unreadable_calls = set()  # the tools this turn called with arguments that could not be read
+        self.gave_up = False  # one of them twice: the turn stops asking the model
         self.text = ""
         self.cancel_requested = False  # set by the process's turn keeper, which asks for every turn at once
         self.wake = Wake()  # a silent model's stream yields at once when the turn is asked to stop
@@ -227,6 +229,10 @@ class TurnRun:
         try:
             for _round in range(config["AGENT_MAX_ROUNDS"]):
                 calls = self._model_round(the_model, deadline)
+                if self.gave_up:
+                    self._say(_("I could not do this: twice I sent the app an action it could not read. "
+                                "Please ask again, perhaps in other words."))  # fmt: skip
+                    break
                 if not calls:
                     break
             else:
@@ -313,16 +319,20 @@ class TurnRun:
     def _run_tool(self, context, call):
         """Run one call of the current round, journaled before it runs and after."""
         _text, calls, results = self.round
+        found = tool_calls.resolve(call.name)
+        if found is not None and found.name != call.name:  # the transcript names the tool as it is declared
+            call = call.model_copy(update={"name": found.name})
         calls.append(call)
         self.tool_count += 1
         chip_id = f"tool-{self.turn_id}-{self.tool_count}"
-        found = registry.REGISTRY.get(call.name)
         self.segments.tool_started(call.name, found)
         self._journal()
         self.send("tool", render_template("assistant/_tool.html", chip_id=chip_id, tool=found, name=call.name,
                                           running=True))  # fmt: skip
         daemons.let_others_run()  # the watchers show the chip before the tool runs
-        outcome = tool_calls.run(context, call.name, call.arguments)
+        outcome = tool_calls.run(context, call.name, call.arguments, unreadable=call.unreadable)
+        if outcome.error_key == tool_calls.ARGUMENTS_UNREADABLE:
+            self._note_unreadable(call.name)
         self.segments.tool(outcome)
         results.append(Message.tool_result(call, outcome.as_model_content))
         self._journal()
@@ -331,6 +341,12 @@ class TurnRun:
             render_template("assistant/_tool.html", chip_id=chip_id, tool=found, name=call.name, running=False,
                             outcome=outcome, oob=True),
         )  # fmt: skip
+
+    def _note_unreadable(self, name):
+        """The model is told once what was wrong with a call; the same tool's arguments unreadable
+        again in this turn means it is not fixing them, so the turn ends after this round."""
+        self.gave_up = self.gave_up or name in self.unreadable_calls
+        self.unreadable_calls.add(name)
 
     def _check_still_wanted(self, deadline):
         if self._shutting_down:

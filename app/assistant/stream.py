@@ -8,6 +8,7 @@ turn itself goes on and is saved.
 """
 
 import logging
+import re
 import select
 import socket
 import time
@@ -26,10 +27,15 @@ from app.web import markdown
 
 log = logging.getLogger("beyou.agent")
 
+_SSE_LINE_END = re.compile(r"\r\n|\r|\n")
+
 
 def sse(event_id, name, data):
+    """One event, its data a `data:` line per line of it. Only CR, LF and CRLF end an SSE line, and
+    the browser joins the lines with LF: a token ending in a newline (the text before a tool call
+    the model wrote) keeps it, and a U+2028 stays a character."""
     lines = [f"id: {event_id}", f"event: {name}"] if event_id else [f"event: {name}"]
-    lines += [f"data: {line}" for line in (data.splitlines() or [""])]
+    lines += [f"data: {line}" for line in _SSE_LINE_END.split(data)]
     return "\n".join(lines) + "\n\n"
 
 

@@ -5,11 +5,22 @@ into data the model can act on, and every call counted.
 A write declared with `confirm=<preview>` does not run on the model's word: the preview reads
 what it would change, a pending action is stored, and the model is told it awaits the person's
 click on the chat's card (confirmations.py performs it).
+
+Small models get a call nearly right, and what the schema allows without a guess is read as
+meant (`resolve`, `as_the_schema_allows`): the tool's name in another case or with underscores,
+argument keys in camelCase for snake_case fields, the arguments wrapped in an `arguments` key or
+sent as a JSON string, a JSON string where an object or a list is due, a number where text is
+due, an enum value in another case, and a null for a field that may be left out but is not
+nullable. Pydantic's lax mode already reads "3" as 3 and "true" as True. A call whose arguments
+could not be read at all (the adapter says why) is answered with that, for the model to fix.
 """
 
+import collections
 import json
 import logging
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from flask import current_app
@@ -53,18 +64,37 @@ class ToolOutcome:
         return None
 
 
-def run(context, name, arguments):
-    """Run one tool call for the model; never raises."""
+ARGUMENTS_UNREADABLE = "ARGUMENTS_UNREADABLE"
+# Keys a model wraps a call's arguments in when the tool declares no field of that name.
+_WRAPPERS = ("arguments", "args", "parameters", "input")
+
+
+def resolve(name):
+    """The tool a call names: by its name, or by that name in another case or with underscores
+    (`createuserhabit`, `create_user_habit`) when that names one tool only."""
     found = REGISTRY.get(name)
+    if found is None and isinstance(name, str):
+        found = _loosely_named().get(_loose(name))
+    return found
+
+
+def run(context, name, arguments, unreadable=None):
+    """Run one tool call for the model; never raises. `unreadable`: why the model's arguments
+    could not be read (the call is answered with that, and nothing runs)."""
+    found = resolve(name)
     if found is None:
         TOOL_CALLS.labels(name[:64], "unknown").inc()
         return ToolOutcome(None, name, {"error": "UNKNOWN_TOOL", "message": f"There is no tool named {name}."},
                            "UNKNOWN_TOOL", ())  # fmt: skip
+    name = found.name
+    if unreadable is not None:
+        TOOL_CALLS.labels(name, "unreadable_arguments").inc()
+        return ToolOutcome(found, name, _unreadable_arguments(name, unreadable), ARGUMENTS_UNREADABLE, ())
     if _holds_nul(arguments):
         TOOL_CALLS.labels(name, "invalid_arguments").inc()
         return ToolOutcome(found, name, DomainError("TEXT_HAS_NUL").to_dict(), "TEXT_HAS_NUL", ())
     try:
-        parsed = found.args_model.model_validate(arguments or {})
+        parsed = found.args_model.model_validate(as_the_schema_allows(found.args_model, arguments or {}))
     except ValidationError as invalid:
         TOOL_CALLS.labels(name, "invalid_arguments").inc()
         return ToolOutcome(found, name, _invalid_arguments(invalid), "INVALID_ARGUMENTS", ())
@@ -109,6 +139,107 @@ def _holds_nul(value):
     if isinstance(value, list | tuple):
         return any(_holds_nul(item) for item in value)
     return False
+
+
+def as_the_schema_allows(args_model, arguments):
+    """The model's arguments as the tool's schema reads them without a guess (the module says
+    which slips are read); anything else is left for validation to name."""
+    schema, defs = _schema_of(args_model)
+    properties = schema.get("properties", {})
+    if len(arguments) == 1:
+        ((key, inner),) = arguments.items()
+        if key in _WRAPPERS and _loose(key) not in map(_loose, properties):
+            unwrapped = _parsed(inner, dict)
+            if isinstance(unwrapped, dict):
+                arguments = unwrapped
+    return _read(arguments, schema, defs)
+
+
+@lru_cache(maxsize=256)
+def _schema_of(args_model):
+    schema = args_model.model_json_schema()
+    return schema, schema.get("$defs", {})
+
+
+def _read(value, node, defs):
+    node = _resolved(node, defs)
+    if "anyOf" in node:
+        variants = [_resolved(variant, defs) for variant in node["anyOf"] if variant != {"type": "null"}]
+        return _read(value, variants[0], defs) if len(variants) == 1 and value is not None else value
+    kind = node.get("type")
+    if kind == "object" and "properties" in node:
+        value = _parsed(value, dict)
+        return _read_object(value, node, defs) if isinstance(value, dict) else value
+    if kind == "array" and "items" in node:
+        value = _parsed(value, list)
+        return [_read(item, node["items"], defs) for item in value] if isinstance(value, list) else value
+    if kind == "string" and isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if "enum" in node and isinstance(value, str) and value not in node["enum"]:
+        same = [option for option in node["enum"] if isinstance(option, str) and option.lower() == value.lower()]
+        value = same[0] if len(same) == 1 else value
+    return value
+
+
+def _read_object(given, node, defs):
+    properties, required = node["properties"], set(node.get("required", ()))
+    loose = {}
+    for prop in properties:
+        loose[_loose(prop)] = prop if _loose(prop) not in loose else None  # two fields alike: neither
+    meant = {key: key if key in properties else loose.get(_loose(key)) for key in given}
+    claims = collections.Counter(meant.values())
+    read = {}
+    for key, value in given.items():
+        prop = meant[key]
+        if prop is None or (prop != key and (prop in given or claims[prop] > 1)):
+            read.setdefault(key, value)  # unknown (validation ignores it), or its field sent as well or twice
+            continue
+        if value is None and prop not in required and not _nullable(properties[prop], defs):
+            continue  # null for a field that may be left out: left out
+        read[prop] = _read(value, properties[prop], defs)
+    return read
+
+
+def _resolved(node, defs):
+    while isinstance(node, dict) and "$ref" in node:
+        node = {**defs[node["$ref"].rsplit("/", 1)[-1]], **{k: v for k, v in node.items() if k != "$ref"}}
+    return node if isinstance(node, dict) else {}
+
+
+def _nullable(node, defs):
+    node = _resolved(node, defs)
+    return node.get("type") == "null" or any(_nullable(variant, defs) for variant in node.get("anyOf", ()))
+
+
+def _parsed(value, kind):
+    """A JSON string holding a `kind` (dict, list) as that; anything else as it is."""
+    if isinstance(value, str):
+        try:
+            found = json.loads(value)
+        except ValueError:
+            return value
+        return found if isinstance(found, kind) else value
+    return value
+
+
+def _loose(name):
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _loosely_named():
+    """Each tool by its name's letters and digits, lower-cased; None where two tools share them."""
+    named = {}
+    for name in REGISTRY:
+        named[_loose(name)] = REGISTRY[name] if _loose(name) not in named else None
+    return named
+
+
+def _unreadable_arguments(name, problem):
+    return {
+        "error": ARGUMENTS_UNREADABLE,
+        "message": f"Nothing was done: {problem}. Call {name} again with its arguments as one JSON object that "
+        "matches its schema.",
+    }
 
 
 def _invalid_arguments(invalid):

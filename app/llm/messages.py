@@ -21,6 +21,9 @@ class ToolCall(BaseModel):
     name: str
     arguments: dict = Field(default_factory=dict)
     provider_extras: Extras = Field(default_factory=dict)
+    # Why the arguments the model wrote could not be read (they are then `{}`): the call is
+    # answered with that, for the model to fix, and never run. Not part of the transcript.
+    unreadable: str | None = Field(default=None, exclude=True)
 
 
 class Message(BaseModel):

@@ -16,6 +16,7 @@ class FakeCall:
     arguments: dict = field(default_factory=dict)
     id: str | None = None
     thought_signature: str | None = None  # Gemini: base64 (url-safe) bytes
+    raw_arguments: str | None = None  # OpenAI wire: the arguments string as sent, instead of `arguments` as JSON
 
 
 @dataclass
@@ -52,6 +53,12 @@ class Reply:
     # Gemini with its Google Search tool: the pages found, each {"title", "url", "said"} (what the
     # answer says of it); None: two pages about the words searched (tests/fakes/search.py).
     grounding: list[dict] | None = None
+    # OpenAI wire: how many chunks each tool call's arguments stream in (from three on, the first,
+    # with the call's name, carries none, as llama.cpp streams them: tests/fakes/wire.py).
+    argument_pieces: int = 2
+    # Each content event goes out in two HTTP chunks (two reads for the client), cut inside its
+    # first multi-byte character, its JSON written as servers write it: UTF-8, not \u escapes.
+    split_characters: bool = False
 
     # -- builders for readable tests ---------------------------------------------------------
 

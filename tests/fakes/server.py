@@ -346,8 +346,13 @@ class _ProviderHandler(BaseHTTPRequestHandler):
                     raise ConnectionResetError("the client went away during the stall")
                 next_at = time.monotonic()
                 continue
-            data = frame.payload if isinstance(frame.payload, str) else "data: " + json.dumps(frame.payload)
-            self._piece((data + "\n\n").encode())
+            if isinstance(frame.payload, str):
+                data = frame.payload
+            else:
+                data = "data: " + json.dumps(frame.payload, ensure_ascii=not reply.split_characters)
+            event = (data + "\n\n").encode()
+            for piece in _cut_in_a_character(event) if reply.split_characters and frame.content else (event,):
+                self._piece(piece)
             record.frames_sent += 1
         if reply.tail:
             self._hold_open(record, reply)
@@ -453,6 +458,14 @@ class _ProviderHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(raw)
         self.wfile.flush()
+
+
+def _cut_in_a_character(event: bytes) -> tuple[bytes, ...]:
+    """An event in two pieces, cut after the first byte of its first multi-byte UTF-8 character
+    (a lead byte is 0b11xxxxxx), as a server writing its bytes as they come may cut it; an event
+    with no such character, whole."""
+    lead = next((at for at, byte in enumerate(event) if byte >= 0xC0), None)
+    return (event,) if lead is None else (event[: lead + 1], event[lead + 1 :])
 
 
 def _last_user_text(protocol: str, body: dict) -> str:

@@ -6,6 +6,7 @@ server to cut the connection. The server walks the frames at the reply's pace.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from dataclasses import dataclass
@@ -40,17 +41,17 @@ def openai_stream(reply: Reply, model: str) -> list[Frame]:
     content += [Frame(chunk({"content": [_thinking_piece(piece)]})) for piece in reply.thinking]
     content += [Frame(chunk({"content": _text_content(reply, piece)}), content=True) for piece in reply.text]
     for index, call in enumerate(reply.tool_calls):
-        arguments = json.dumps(call.arguments)
-        middle = len(arguments) // 2
+        first, *rest = _argument_pieces(_arguments(call), reply.argument_pieces)
         head = {
             "index": index,
             "id": call.id or f"call_{index}_fake",
             "type": "function",
-            "function": {"name": call.name, "arguments": arguments[:middle]},
+            "function": {"name": call.name, "arguments": first},
         }
         content.append(Frame(chunk({"tool_calls": [head]}), content=True))
-        tail = {"index": index, "function": {"arguments": arguments[middle:]}}
-        content.append(Frame(chunk({"tool_calls": [tail]}), content=True))
+        for piece in rest:  # each further piece: its index and a piece of the arguments, nothing else
+            part = {"index": index, "function": {"arguments": piece}}
+            content.append(Frame(chunk({"tool_calls": [part]}), content=True))
 
     frames = [Frame(chunk({"role": "assistant", "content": ""}))]
     error = (
@@ -81,7 +82,7 @@ def openai_completion(reply: Reply, model: str) -> dict:
             {
                 "id": call.id or f"call_{i}_fake",
                 "type": "function",
-                "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                "function": {"name": call.name, "arguments": _arguments(call)},
             }
             for i, call in enumerate(reply.tool_calls)
         ]
@@ -100,6 +101,28 @@ def openai_completion(reply: Reply, model: str) -> dict:
         ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }
+
+
+def _arguments(call: Any) -> str:
+    """A call's arguments string: as scripted (`raw_arguments`, verbatim), or its object as JSON."""
+    return call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments)
+
+
+def _argument_pieces(arguments: str, pieces: int) -> list[str]:
+    """The arguments string cut into `pieces` deltas, the first going out with the call's id and
+    name. From three pieces on the first is empty and the rest carry the string, as llama.cpp
+    streams a call (a capture of llama-server, g0t4/ask-openai.nvim's
+    tools/notes/llama-server-tool-call.md): `{"index": 0, "id": ..., "type": "function",
+    "function": {"name": "run_command", "arguments": ""}}`, then `{"index": 0, "function":
+    {"arguments": "{\\""}}`, `{"index": 0, "function": {"arguments": "command"}}`, and so on."""
+    if pieces <= 1 or (pieces > 2 and not arguments):
+        return [arguments]
+    if pieces == 2:
+        middle = len(arguments) // 2
+        return [arguments[:middle], arguments[middle:]]
+    pieces = min(pieces, len(arguments) + 1)  # no empty piece but the first
+    cuts = [len(arguments) * n // (pieces - 1) for n in range(pieces)]
+    return ["", *(arguments[start:end] for start, end in itertools.pairwise(cuts))]
 
 
 def _thinking_piece(text: str) -> dict:

@@ -49,9 +49,9 @@ PACKAGES, EVENTS, MESSAGES, EXPORT, NAVIGATION, TOOLS, MODELS, BLUEPRINTS, SWEEP
 SHELL = "app.web"  # the web shell's own blueprints (privacy, system, live) belong to no domain
 SHARED = ("app.shared", "app.catalogue")  # what services of several domains build on
 REFUSAL_KEY = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
-# What the model is told about its own call (a tool that does not exist, arguments that fail the
-# schema, a tool that crashed): the model reads these keys, a person never does.
-KEYS_FOR_THE_MODEL = {"UNKNOWN_TOOL", "INVALID_ARGUMENTS", "TOOL_FAILED"}
+# What the model is told about its own call (a tool that does not exist, arguments that do not
+# read as JSON or fail the schema, a tool that crashed): the model reads these keys, a person never does.
+KEYS_FOR_THE_MODEL = {"UNKNOWN_TOOL", "ARGUMENTS_UNREADABLE", "INVALID_ARGUMENTS", "TOOL_FAILED"}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,7 +9,10 @@ is kept as a provider extra and sent back only to DeepSeek.
 A message's `content` is a string, or (Mistral's reasoning models) a list of typed pieces:
 `{"type": "text", "text": ...}` is the answer, `{"type": "thinking", "thinking": [{"type":
 "text", "text": ...}]}` the model thinking aloud, which never becomes answer text nor goes back
-to any link (`read_content`).
+to any link (`read_content`). Its text is read for what servers leave unparsed in it, `<think>`
+and `<tool_call>` blocks and fenced JSON calls (`model_text.TaggedText`), and a tool call's
+arguments as small models write them (`model_text.read_arguments`): a call whose arguments cannot
+be read is still a call, answered with what was wrong.
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ from app.llm.messages import (
     Generating,
     Message,
     PromptPieces,
-    TextDelta,
     ToolCall,
     ToolCallReady,
     ToolSpec,
@@ -52,6 +54,7 @@ from app.llm.providers.base import (
     retry_after_seconds,
     schema_instruction,
 )
+from app.llm.providers.model_text import TaggedText, read_arguments
 from app.llm.schemas import portable_schema, response_schema
 from app.llm.settings import LinkSettings, Timeouts
 from app.llm.tool_ids import common_id, mistral_id, new_call_id
@@ -149,7 +152,7 @@ class OpenAICompatAdapter(ProviderAdapter):
             # Held here until the response is closed: a line reader let go of at `[DONE]` would
             # close the connection under it before the transport reads the body's end.
             lines = sdk_stream.response.iter_lines()
-            yield from self._events(_chunks(lines))
+            yield from self._events(_chunks(lines), TaggedText(tools=[tool.name for tool in request.tools]))
         except LLMError:
             raise
         except Exception as exc:  # every SDK/transport exception becomes the taxonomy
@@ -233,9 +236,10 @@ class OpenAICompatAdapter(ProviderAdapter):
 
     # -- response --------------------------------------------------------------------------------
 
-    def _events(self, chunks: Iterator[Any]) -> Iterator[AdapterEvent]:
-        """Text as it comes; the tool calls only once the stream has ended with a finish reason,
-        each checked before any is released (a round that breaks off must run no tool)."""
+    def _events(self, chunks: Iterator[Any], text: TaggedText) -> Iterator[AdapterEvent]:
+        """Text as it comes (read through `text`); the tool calls only once the stream has ended
+        with a finish reason, each checked before any is released (a round that breaks off must
+        run no tool), those read from the content after the server's own."""
         slots: dict[int, dict[str, str]] = {}
         finish_reason: str | None = None
         usage: Usage | None = None
@@ -257,13 +261,13 @@ class OpenAICompatAdapter(ProviderAdapter):
                         yield Generating()
                     if content := delta.get("content"):
                         if type(content) is str:  # nearly every chunk: no need to ask what it is
-                            yield TextDelta(content)
+                            yield from text.feed(content)
                         else:
-                            text, thought = self._read_content(content)
+                            said, thought = self._read_content(content)
                             if thought:
                                 yield Generating()
-                            if text:
-                                yield TextDelta(text)
+                            if said:
+                                yield from text.feed(said)
                     for part in delta.get("tool_calls") or []:
                         index = part.get("index")
                         index = len(slots) if index is None else index
@@ -280,7 +284,12 @@ class OpenAICompatAdapter(ProviderAdapter):
                     yield Generating()
         if finish_reason is None:
             raise self.failure(FailureKind.MALFORMED, 200, "stream ended without a finish reason")
+        yield from text.end()
         calls = [self._tool_call(slots[index]) for index in sorted(slots)]
+        calls += [ToolCall(id=new_call_id(), name=c.name, arguments=c.arguments, unreadable=c.unreadable)
+                  for c in text.calls]  # fmt: skip
+        if text.calls and finish_reason == "stop":
+            finish_reason = "tool_calls"
         for call in calls:
             yield ToolCallReady(call)
         extras = {self.name: {REASONING_FIELD: "".join(reasoning)}} if reasoning else {}
@@ -317,15 +326,12 @@ class OpenAICompatAdapter(ProviderAdapter):
         return self.failure(kind, status, message, retry_after=retry_after, limit=limit, detail=detail)
 
     def _tool_call(self, slot: dict[str, str]) -> ToolCall:
+        """A call with a name is a call, its arguments read or not (the model is told which);
+        one without a name has nothing to answer."""
         if not slot["name"]:
             raise self.failure(FailureKind.MALFORMED, 200, "tool call without a name")
-        try:
-            arguments = json.loads(slot["arguments"] or "{}")
-        except ValueError:
-            raise self.failure(FailureKind.MALFORMED, 200, f"tool call {slot['name']} has invalid JSON") from None
-        if not isinstance(arguments, dict):
-            raise self.failure(FailureKind.MALFORMED, 200, f"tool call {slot['name']} arguments are not an object")
-        return ToolCall(id=slot["id"] or new_call_id(), name=slot["name"], arguments=arguments)
+        arguments, unreadable = read_arguments(slot["arguments"])
+        return ToolCall(id=slot["id"] or new_call_id(), name=slot["name"], arguments=arguments, unreadable=unreadable)
 
     def _translate(self, exc: Exception) -> LLMError:
         if isinstance(exc, LLMError):
