@@ -47,9 +47,12 @@ def first_round(adapter, page, tools=None):
     user = SimpleNamespace(name="Ana", language="en", timezone="Europe/Lisbon", assistant_note=None)
     turn = SimpleNamespace(page=page or None, focus_entry_id=None)
     ask = [Message.user("Add a run to my morning routine")]
-    tools = toolsets.specs_for(page, ask) if tools is None else tools
+    carried = (
+        toolsets.tools_for(page, ask) if tools is None else list(registry.REGISTRY.values())
+    )  # what the prompt's parts follow
+    tools = [tool.spec for tool in carried] if tools is None else tools
     request = ChatRequest(
-        system=prompt.system_prompt(user, SimpleNamespace(note=None), turn), messages=ask, tools=tools
+        system=prompt.system_prompt(user, SimpleNamespace(note=None), turn, tools=carried), messages=ask, tools=tools
     )
     params = adapter._params(request)  # the body the adapter hands the SDK
     return len(str(request.system).encode()), wire_bytes(params["extra_body"].get("tools", [])), len(tools)

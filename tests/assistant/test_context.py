@@ -77,6 +77,25 @@ def test_a_turn_holds_only_its_own_part_of_the_prompt(agent_app):
     assert sum(map(len, own)) < 200
 
 
+def test_a_round_carries_the_rules_of_its_toolsets_and_the_icons_only_for_tools_that_take_one(ana, fake):
+    """A part of the app's rules comes with its toolset: /ideas' first round has the Ideas board's
+    rules and no routine's, study's or icon's; once the model opens the habits toolset, the next
+    round of the same turn has the icons too, and an opened toolset brings its rules."""
+    fake.script(
+        "mistral",
+        Reply.calls(FakeCall("openToolsets", {"toolsets": ["habits", "mood"]})),
+        Reply.says("Both are open."),
+    )
+    ana.stream(ana.send_ok(ana.new_chat(), "I want a habit and to log my mood", page="/ideas"))
+    first, second = (system_and_messages(request)[0] for request in fake.requests("mistral"))
+    assert "# Ideas board" in first and "# Memory" in first and "# Core rules" in first
+    for absent in ("# Routines", "# Study notebook", "# Study cycles", "# Focus mode", "# Mood", "# Icon catalogue"):
+        assert absent not in first
+    assert "# Mood" in second and "# Icon catalogue" in second and "emoji-run" in second
+    assert "# Routines" not in second
+    assert len(first) < len(second) < 11_000
+
+
 def test_the_window_is_the_last_twenty_messages_with_their_tool_rounds(ana, fake, agent_app):
     chat_id = ana.new_chat()
     fake.script(

@@ -28,7 +28,7 @@ def tool_names(request):
 
 def test_a_small_window_keeps_the_newest_message_and_the_core_tools_and_drops_the_oldest(make_agent_app, fake):
     _app, ana = local_app(make_agent_app, fake)
-    fake.serve_window("local", 6500)  # the server says it, as llama.cpp does at /props
+    fake.serve_window("local", 5200)  # the server says it, as llama.cpp does at /props
     chat_id = ana.new_chat()
     asked = [f"question {n}:" + " plan my week" * 60 for n in range(3)]
     for text in [*asked, "and now?"]:
