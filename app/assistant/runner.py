@@ -148,6 +148,7 @@ class TurnRun:
         self.round = None  # the round being streamed: (text chunks, calls, results)
         self.link = None
         self.tool_count = 0
+        self.offered = ()  # the names of the tools the round's request carried
         self.unreadable_calls = set()  # the tools this turn called with arguments that could not be read
         self.gave_up = False  # one of them twice: the turn stops asking the model
         self.text = ""
@@ -272,6 +273,7 @@ class TurnRun:
     def _model_round(self, the_model, deadline):
         """One model call; runs the tool calls it makes. Returns those calls (none: answered)."""
         request = self._request()
+        self.offered = tuple(spec.name for spec in request.tools)
         context = None
         text, calls, results, extras = [], [], [], {}
         self.round = (text, calls, results)
@@ -330,7 +332,7 @@ class TurnRun:
         self.send("tool", render_template("assistant/_tool.html", chip_id=chip_id, tool=found, name=call.name,
                                           running=True))  # fmt: skip
         daemons.let_others_run()  # the watchers show the chip before the tool runs
-        outcome = tool_calls.run(context, call.name, call.arguments, unreadable=call.unreadable)
+        outcome = tool_calls.run(context, call.name, call.arguments, unreadable=call.unreadable, offered=self.offered)
         if outcome.error_key == tool_calls.ARGUMENTS_UNREADABLE:
             self._note_unreadable(call.name)
         self.segments.tool(outcome)

@@ -78,14 +78,17 @@ def resolve(name):
     return found
 
 
-def run(context, name, arguments, unreadable=None):
+def run(context, name, arguments, unreadable=None, offered=()):
     """Run one tool call for the model; never raises. `unreadable`: why the model's arguments
-    could not be read (the call is answered with that, and nothing runs)."""
+    could not be read (the call is answered with that, and nothing runs). `offered`: the names
+    of the round's tools, which a call to an unknown one is answered with, for the model to pick."""
     found = resolve(name)
     if found is None:
         TOOL_CALLS.labels(name[:64], "unknown").inc()
-        return ToolOutcome(None, name, {"error": "UNKNOWN_TOOL", "message": f"There is no tool named {name}."},
-                           "UNKNOWN_TOOL", ())  # fmt: skip
+        told = f"There is no tool named {name}."
+        if offered:
+            told += f" The tools you have now: {', '.join(offered)}; openToolsets opens the others."
+        return ToolOutcome(None, name, {"error": "UNKNOWN_TOOL", "message": told}, "UNKNOWN_TOOL", ())
     name = found.name
     if unreadable is not None:
         TOOL_CALLS.labels(name, "unreadable_arguments").inc()

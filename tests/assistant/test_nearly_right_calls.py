@@ -105,7 +105,30 @@ def test_an_unknown_tool_in_tool_call_tags_is_answered_as_unknown(ana, fake, age
                 Reply.says("I cannot do that."))  # fmt: skip
     events = ana.stream(ana.send_ok(ana.new_chat(), "make me a coffee"))
     assert events[-1]["name"] == "done"
-    assert tool_results(fake) == [{"error": "UNKNOWN_TOOL", "message": "There is no tool named brewCoffee."}]
+    (result,) = tool_results(fake)
+    assert result["error"] == "UNKNOWN_TOOL"
+    assert result["message"].startswith("There is no tool named brewCoffee. The tools you have now: ")
+    assert "createUserHabit" in result["message"]  # the round's own tools, sent from /habits
+    assert result["message"].endswith("; openToolsets opens the others.")
+
+
+def test_a_fenced_call_to_a_made_up_tool_is_told_the_tools_there_are_and_the_next_call_runs(ana, fake, agent_app):
+    """Qwen2.5-Coder-0.5B names tools it guessed (`addUserHabit`) in a json fence, with comments:
+    the fence is a call, answered with the round's tools; the model's next call names one."""
+    guessed = '```json\n{"name": "addUserHabit", "arguments": {"name": "Drink water" // what to drink\n}}\n```'
+    fake.script(
+        "mistral",
+        Reply.says(guessed),
+        Reply.calls(FakeCall("createUserHabit", {"name": "Drink water", "importance": 3, "difficulty": 1})),
+        Reply.says("Added **Drink water**."),
+    )
+    events = ana.stream(ana.send_ok(ana.new_chat(), "add a habit to drink water", page="/habits"))
+    tokens = [event for event in events if event["name"] != "tool"]
+    assert said(tokens) == "Added **Drink water**."  # the fence was read, never shown
+    (unknown,) = tool_results(fake, request=1)
+    assert unknown["error"] == "UNKNOWN_TOOL" and "createUserHabit" in unknown["message"]
+    assert "created" in tool_results(fake, request=2)[-1]
+    assert [name for name, *_rest in habits(agent_app)] == ["Drink water"]
 
 
 def test_a_goal_in_camel_case_with_numbers_as_text_and_its_term_in_lower_case_is_created(ana, fake, agent_app):

@@ -35,10 +35,21 @@ CONTENTS = {
         "",
         [("get_habits", {})],
     ),
-    "a fenced call to an unknown tool": (
-        '```json\n{"name": "makeCoffee", "arguments": {}}\n```',
-        '```json\n{"name": "makeCoffee", "arguments": {}}\n```',
+    "a fenced call to a tool the model made up": (
+        '```json\n{"name": "makeCoffee", "arguments": {"size": 2}}\n```',
+        "",
+        [("makeCoffee", {"size": 2})],
+    ),
+    "a fenced object naming no tool, with more than a call": (
+        '```json\n{"name": "makeCoffee", "arguments": {}, "size": 2}\n```',
+        '```json\n{"name": "makeCoffee", "arguments": {}, "size": 2}\n```',
         [],
+    ),
+    "a fenced call with comments": (
+        '```json\n{"name": "createHabit", // the tool\n'
+        ' "arguments": {"name": "Read // not a comment", /* why */ "importance": 3}}\n```',
+        "",
+        [("createHabit", {"name": "Read // not a comment", "importance": 3})],
     ),
     "fenced data": ('```json\n{"habits": ["Read"]}\n```', '```json\n{"habits": ["Read"]}\n```', []),
     "fenced code": ("```python\nprint('<tool_call>')\n```\nok", "```python\nprint('<tool_call>')\n```\nok", []),
@@ -95,6 +106,12 @@ ARGUMENTS = {  # what the call's arguments string was, what it reads as, what th
     "two objects": ('{"name": "Read"} {"name": "Run"}', {}, "the arguments hold two JSON objects, one after the other"),
     "a list": ('[{"name": "Read"}]', {}, "the arguments are a JSON array, not an object"),
     "a string": ('"Read"', {}, "the arguments are a JSON string, not an object"),
+    "comments": (
+        '{"day": "2026-12-07", // yesterday\n "note": "a // b" /* kept */}',
+        {"day": "2026-12-07", "note": "a // b"},
+        None,
+    ),
+    "a comment never closed": ('{"day": "2026-12-07" /* yesterday', {}, "the arguments are not valid JSON"),
 }
 
 

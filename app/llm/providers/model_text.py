@@ -13,7 +13,9 @@ Qwen2.5-Coder-0.5B writes instead of the tags (llama.cpp's own Hermes grammar ac
 `TaggedText` reads them as the content streams: the thinking is model activity and is never
 shown, a whole, well-formed `<tool_call>` block is a call (the tags say so, whatever tool it
 names), and a whole fenced block is a call only when it is one JSON object naming one of the
-request's tools (anything else in a fence is the answer's code or data). Each is either read or
+request's tools, or nothing but a name and an arguments object (a call to a tool the model made
+up, answered with the tools it has); anything else in a fence is the answer's code or data.
+Comments in that JSON (`// the day`) are read as the nothing they are. Each is either read or
 shown, never both: text is held back from the moment a tag or a fence could be starting until it
 is known to be one or not (a lone "<" in prose goes on as soon as the next piece shows it is not;
 a fence whose body does not open with "{" streams on at once), and a block that never closes, or
@@ -48,13 +50,13 @@ def read_arguments(text: str) -> tuple[dict, str | None]:
     if not body:
         return {}, None
     try:
-        value = json.loads(body)
+        value = _loads(body)
     except ValueError:
         try:
-            value, end = _DECODER.raw_decode(body)
+            value, end = _DECODER.raw_decode(_without_comments(body))
         except ValueError as invalid:
             return {}, f"the arguments are not valid JSON: {invalid}"  # where: "line 1 column 10 (char 9)"
-        if _starts_an_object(body[end:]):
+        if _starts_an_object(_without_comments(body)[end:]):
             return {}, "the arguments hold two JSON objects, one after the other"
     if isinstance(value, str):  # the object encoded twice
         try:
@@ -251,8 +253,13 @@ class TaggedText:
         return at
 
     def _fenced_call(self, block: str) -> TextCall | None:
+        """A fence's call: one naming a tool of the request, or an object that is nothing but a
+        call (its name and its arguments object), which is answered as a call to an unknown tool
+        with the tools there are, so the model can name one of them."""
         call = _call_in(block)
-        return call if call is not None and _loose(call.name) in self._tools else None
+        if call is None:
+            return None
+        return call if _loose(call.name) in self._tools or _only_a_call(_loads(block)) else None
 
 
 def _fence_in(text: str, line_start: bool) -> int:
@@ -269,7 +276,7 @@ def _call_in(block: str) -> TextCall | None:
     `parameters`, as Llama models write them) as an object or a JSON string, or none; otherwise
     None, and the block is shown."""
     try:
-        found = json.loads(block)
+        found = _loads(block)
     except ValueError:
         return None
     if not isinstance(found, dict) or not isinstance(found.get("name"), str) or not found["name"]:
@@ -282,6 +289,52 @@ def _call_in(block: str) -> TextCall | None:
     if isinstance(arguments, str):
         return TextCall(found["name"], *read_arguments(arguments))
     return None
+
+
+def _only_a_call(found: dict) -> bool:
+    keys = set(found) - {"name"}
+    return len(keys) == 1 and keys <= {"arguments", "parameters"} and isinstance(found[keys.pop()], dict)
+
+
+def _loads(text: str) -> Any:
+    """JSON, or JSON with the `//` and `/* */` comments small models annotate arguments with
+    (`"day": "2026-12-07" // the day`), read without them: a comment is never a value."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        stripped = _without_comments(text)
+        if stripped == text:
+            raise
+        return json.loads(stripped)
+
+
+def _without_comments(text: str) -> str:
+    """`text` less its `//` and `/* */` comments outside JSON strings."""
+    out, at, quoted = [], 0, False
+    while at < len(text):
+        character = text[at]
+        if quoted:
+            out.append(character)
+            if character == "\\" and at + 1 < len(text):
+                out.append(text[at + 1])
+                at += 1
+            elif character == '"':
+                quoted = False
+        elif character == '"':
+            quoted = True
+            out.append(character)
+        elif text.startswith("//", at):
+            ended = text.find("\n", at)
+            at = len(text) if ended < 0 else ended
+            continue
+        elif text.startswith("/*", at):
+            ended = text.find("*/", at + 2)
+            at = len(text) if ended < 0 else ended + 2
+            continue
+        else:
+            out.append(character)
+        at += 1
+    return "".join(out)
 
 
 def _loose(name: str) -> str:
