@@ -92,6 +92,14 @@ def test_a_call_written_in_the_text_runs_and_is_not_shown(ana, fake, agent_app, 
     assert text == ["I will add it.\n", "Added **Read**."]
 
 
+def test_a_call_that_is_the_whole_content_unfenced_runs_and_is_not_shown(ana, fake, agent_app):
+    """Qwen2.5-Coder-0.5B also answers with the call's JSON alone, in pieces, no fence nor tags."""
+    fake.script("mistral", Reply.says(READ_CALL[:20], READ_CALL[20:]), Reply.says("Added **Read**."))
+    events = ana.stream(ana.send_ok(ana.new_chat(), "add a reading habit"))
+    assert [e["name"] for e in events] == ["tool", "tool", "token", "done"]
+    assert habits(agent_app) == [("Read", 3, 2, 0.0)]
+
+
 def test_a_json_fence_naming_no_tool_of_the_request_is_shown_as_written(ana, fake, agent_app):
     fenced = '```json\n{"name": "Read", "importance": 3}\n```'
     fake.script("mistral", Reply.says("Like this:\n", fenced))

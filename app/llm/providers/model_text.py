@@ -15,7 +15,10 @@ shown, a whole, well-formed `<tool_call>` block is a call (the tags say so, what
 names), and a whole fenced block is a call only when it is one JSON object naming one of the
 request's tools, or nothing but a name and an arguments object (a call to a tool the model made
 up, answered with the tools it has); anything else in a fence is the answer's code or data.
-Comments in that JSON (`// the day`) are read as the nothing they are. Each is either read or
+A content that is nothing but such an object, unfenced (`{"name": "deleteUserHabit",
+"arguments": {...}}`, as the same model also writes), is read the same way; a content that starts
+with "{" is held until it ends to tell. Comments in that JSON (`// the day`) are read as the
+nothing they are. Each is either read or
 shown, never both: text is held back from the moment a tag or a fence could be starting until it
 is known to be one or not (a lone "<" in prose goes on as soon as the next piece shows it is not;
 a fence whose body does not open with "{" streams on at once), and a block that never closes, or
@@ -78,7 +81,16 @@ class TextCall:
     unreadable: str | None = None
 
 
-_START, _THINK, _TEXT, _CALL, _FENCE_HEAD, _FENCE, _CODE = "start", "think", "text", "call", "head", "fence", "code"
+_START, _THINK, _TEXT, _CALL, _BARE, _FENCE_HEAD, _FENCE, _CODE = (
+    "start",
+    "think",
+    "text",
+    "call",
+    "bare",
+    "head",
+    "fence",
+    "code",
+)
 
 
 class TaggedText:
@@ -114,6 +126,9 @@ class TaggedText:
             held = CALL_OPEN + held  # a block that never closed is shown as written
         elif self._state is _FENCE:
             held = self._head + held
+        elif self._state is _BARE and (call := self._fenced_call(held)) is not None:
+            self.calls.append(call)  # the whole content was one call, as JSON
+            held = ""
         elif self._state is _THINK or (self._state is _START and not held.strip()):
             held = ""  # an unclosed <think> block is thinking still: never shown
         if held:
@@ -135,10 +150,16 @@ class TaggedText:
                 if started.startswith(THINK_OPEN):
                     self._state, text = _THINK, started[len(THINK_OPEN) :]
                     continue
+                if self._tools and started.startswith("{") and not self.calls:
+                    self._state, self._held = _BARE, started  # held whole until the content ends
+                    return
                 self._state, line_start = _TEXT, True
                 if self._quiet_whitespace or (self._tools and started.startswith((CALL_OPEN, FENCE))):
                     text = started
                 self._quiet_whitespace = False
+            elif self._state is _BARE:
+                self._held = text
+                return
             elif self._state is _THINK:
                 closed = text.find(THINK_CLOSE)
                 if closed < 0:
