@@ -182,7 +182,7 @@ def test_the_deadline_after_the_first_token_interrupts_keeping_the_text(fake, ma
     fake.script("mistral", Reply.keeps_alive(20, "Once", " upon", after=1, every=0.1))
     chain = make_chain("mistral,glm", BEYOU_LLM_IDLE_TIMEOUT="30", BEYOU_LLM_TOTAL_TIMEOUT="30")
     with pytest.raises(StreamInterrupted) as interrupted:
-        list(chain.stream(ask(), deadline=time.monotonic() + 0.8))
+        list(chain.stream(ask(), deadline=time.monotonic() + 3))  # "Once" comes first, on a loaded machine too
     assert interrupted.value.partial_text == "Once"
     assert interrupted.value.cause.message == "the caller's deadline passed"
     assert fake.requests("glm") == []
