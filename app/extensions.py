@@ -44,8 +44,8 @@ class Base(DeclarativeBase):
 class RedisOrHere(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
     """The rate limits' Redis storage, counted in this process while Redis does not answer.
 
-    Every limit goes through the one storage — the pages' limits, the sign-in forms' per-IP
-    limit and per-email lockout, the assistant's hourly budget and the doors' buckets — so every
+    Every limit goes through the one storage — the pages' limits, the forms' per-IP limit, the
+    sign-in waits (sign_in_throttle), the assistant's hourly budget and the doors' buckets — so every
     one degrades the same way: it keeps counting, per worker process, from zero. None fails
     closed (a Redis blip would refuse every sign-in and every message) and none fails wide open
     (a sign-in form would take unlimited guesses): a worker still refuses past the limit, so a
@@ -56,7 +56,7 @@ class RedisOrHere(Storage, MovingWindowSupport, SlidingWindowCounterSupport):
 
     Not Flask-Limiter's own RATELIMIT_IN_MEMORY_FALLBACK_ENABLED: it switches storage only
     when a request's decorated limit fails (flask_limiter/_extension.py, `_check_request_limit`),
-    and the lockout, the budget and the buckets reach the storage directly.
+    and the sign-in waits, the budget and the buckets reach the storage directly.
     """
 
     STORAGE_SCHEME = None

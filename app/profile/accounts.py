@@ -16,6 +16,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from limits import parse as parse_limit
 from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import bindparam
+from sqlalchemy.exc import IntegrityError
 from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
 from app import events
@@ -119,7 +120,11 @@ def register(*, name, email, password, language="en", timezone_name=None):
         widgets=list(widgets.DEFAULT),  # a first dashboard that already shows progress
     )
     db.session.add(user)
-    db.session.commit()
+    try:
+        db.session.commit()
+    except IntegrityError:  # the same address registered at the same moment (a link used twice at once)
+        db.session.rollback()
+        raise Invalid("INVALID_INPUT", details={"email": "EMAIL_TAKEN"}) from None
     return user
 
 

@@ -2,12 +2,14 @@
 
 import re
 
+import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import event
 
 from app.extensions import db
 from app.profile import accounts
 from app.profile.models import User
+from app.shared.errors import Invalid
 from tests.conftest import PASSWORD, csrf_token_from, make_user, sign_in
 
 
@@ -172,6 +174,26 @@ def test_a_sign_up_link_works_until_its_account_exists(app, client):
     refused = client.post(link, data={"name": "Mallory", "password": "another long phrase", "csrf_token": token})
     assert refused.status_code in (400, 422)
     assert user_by_email(app, "carla@example.com").name == "Carla"
+
+
+def test_an_address_registered_twice_at_the_same_moment_is_refused_not_a_server_error(app, monkeypatch):
+    """Two uses of one link at once both pass the 'is it taken' read; the second commit meets the
+    unique index, and is refused as taken instead of answering 500."""
+    class TheOtherRequestCommitsFirst:
+        def hash(self, password):
+            db.session.add(User(name="Twin", email="carla@example.com", password_hash=hasher.hash(password)))
+            db.session.commit()
+            return hasher.hash(password)
+
+    with app.app_context():
+        hasher = accounts._hasher()
+        monkeypatch.setattr(accounts, "_hasher", TheOtherRequestCommitsFirst)
+        with pytest.raises(Invalid) as refused:
+            accounts.register(name="Carla", email="carla@example.com", password="a long enough phrase")
+        assert refused.value.details == {"email": "EMAIL_TAKEN"}
+        assert [u.name for u in db.session.scalars(db.select(User).where(User.email == "carla@example.com"))] == [
+            "Twin"
+        ]
 
 
 def test_an_expired_sign_up_link_is_refused(app, client):
