@@ -116,34 +116,29 @@ def run_local(model, port, model_port):
     """Serve the app with a private model: llama.cpp's server on this machine as the only link,
     so no AI provider receives anything. Ctrl-C stops both."""
     chosen = local.MODELS[model]
-    try:
-        local.model_file(chosen)  # refuse here, in words, before anything starts
-    except local.ModelMissing as missing:
-        raise click.ClickException(f"{missing}\nInstall it: python -m app.llm.local install --model {model}") from None
-    base = f"http://127.0.0.1:{model_port}"
-    serving = [sys.executable, "-m", "app.llm.local", "serve", "--model", model, "--port", str(model_port)]
-    click.echo(f"Starting {model} at {base} ({chosen.note})")
-    server = subprocess.Popen(serving)
+    click.echo(f"Starting {model} at http://127.0.0.1:{model_port} ({chosen.note})")
     app_process = None
     try:
-        if not local.wait_until_ready(base, 120):
-            raise click.ClickException(f"The model server did not answer at {base}/health within 2 minutes.")
-        environment = {**os.environ, **local.link_environment(chosen, base)}
-        environment.setdefault("BEYOU_PUBLIC_URL", f"http://127.0.0.1:{port}")
-        app_process = subprocess.Popen(
-            [sys.executable, "-m", "flask", "run", "--host", "127.0.0.1", "--port", str(port)], env=environment
-        )
-        app_process.wait()
+        with local.served(chosen, ready_within=120, port=model_port, show_output=True) as base:
+            environment = {**os.environ, **local.link_environment(chosen, base)}
+            environment.setdefault("BEYOU_PUBLIC_URL", f"http://127.0.0.1:{port}")
+            app_process = subprocess.Popen(
+                [sys.executable, "-m", "flask", "run", "--host", "127.0.0.1", "--port", str(port)], env=environment
+            )
+            app_process.wait()
+    except local.ModelMissing as missing:  # before anything started
+        raise click.ClickException(f"{missing}\nInstall it: python -m app.llm.local install --model {model}") from None
+    except local.NotServing as failed:
+        raise click.ClickException(f"{failed} (at http://127.0.0.1:{model_port}/health)") from None
     except KeyboardInterrupt:
         pass
     finally:
-        for process in (app_process, server):
-            if process is not None and process.poll() is None:
-                process.send_signal(signal.SIGINT)
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        if app_process is not None and app_process.poll() is None:
+            app_process.send_signal(signal.SIGINT)
+            try:
+                app_process.wait(10)
+            except subprocess.TimeoutExpired:
+                app_process.kill()
 
 
 def init_app(app):

