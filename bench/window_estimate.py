@@ -54,9 +54,10 @@ def cases():
             person = SimpleNamespace(name="Ana Lima", language=language, timezone="Europe/Lisbon",
                                      assistant_note="Prefere exercício de manhã; não come carne.")  # fmt: skip
             turn = SimpleNamespace(page=page, focus_entry_id=None)
-            system = str(prompt.system_prompt(person, SimpleNamespace(note=None), turn))
-            entries = [{"name": s.name, "description": s.description, "parameters": parameters(s)}
-                       for s in toolsets.specs_for(page, messages)]  # fmt: skip
+            tools = toolsets.tools_for(page, messages)
+            system = str(prompt.system_prompt(person, SimpleNamespace(note=None), turn, tools=tools))  # as a round's
+            entries = [{"name": t.spec.name, "description": t.spec.description, "parameters": parameters(t.spec)}
+                       for t in tools]  # fmt: skip
             built.append((name, system, messages, entries))
     return built
 
