@@ -179,6 +179,7 @@ def test_a_sign_up_link_works_until_its_account_exists(app, client):
 def test_an_address_registered_twice_at_the_same_moment_is_refused_not_a_server_error(app, monkeypatch):
     """Two uses of one link at once both pass the 'is it taken' read; the second commit meets the
     unique index, and is refused as taken instead of answering 500."""
+
     class TheOtherRequestCommitsFirst:
         def hash(self, password):
             db.session.add(User(name="Twin", email="carla@example.com", password_hash=hasher.hash(password)))
