@@ -3,7 +3,7 @@
 A variable is read as the text it is, with the kind it must be (`_env(name, default, kind)`);
 `read_settings` reads every one as its kind when the app is created, so a bad value stops the
 boot with the variable's name and what it expects instead of failing requests later (as the LLM
-chain's settings do, app/llm/settings.py). Every variable is listed in the README's configuration
+chain's settings do, app/llm/settings.py). Every variable is listed in docs/configuration.md's
 table; keep the two in step (tests/configuration/test_settings.py checks it).
 """
 
@@ -241,7 +241,7 @@ class Config:
     RATELIMIT_HEADERS_ENABLED = True
     RATELIMIT_STRATEGY = "fixed-window"  # cheap per request; the login lockout keeps its own moving window
     # A Redis that does not answer fails a count within 2 s; counts are then kept per process
-    # (extensions.RedisOrHere; README, "When Redis is away").
+    # (extensions.RedisOrHere; docs/production.md, "When Redis is away").
     RATELIMIT_STORAGE_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 2}
 
     # The assistant

@@ -15,7 +15,7 @@ In one process the fan-out is in memory. With BEYOU_REDIS_URL every message goes
 Redis pub/sub channel that each worker process follows with one listener, which delivers to the
 pages open in that process. Publishing never fails a write: a lost message costs a refresh.
 While Redis is away a write reaches the pages of its own process only; when the listener follows
-the channel again, every page it serves refreshes everything (README, "When Redis is away").
+the channel again, every page it serves refreshes everything (docs/production.md, "When Redis is away").
 """
 
 import contextlib

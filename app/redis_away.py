@@ -4,7 +4,7 @@ The rate limits' storage (extensions.RedisOrHere), the stream slots and the turn
 without Redis, each in its own way (counting in this process, relaying later). What they share is
 here: they say once that Redis went away and once that it is back, not at every failed call, and
 after a failed call they ask it again only `pause` seconds later, so an outage costs one failed
-call per process and pause, not one per request (README, "When Redis is away").
+call per process and pause, not one per request (docs/production.md, "When Redis is away").
 """
 
 import logging

@@ -1,4 +1,4 @@
-"""Two app machines behind a real reverse proxy, one PostgreSQL, one Redis: what the README's
+"""Two app machines behind a real reverse proxy, one PostgreSQL, one Redis: what docs/production.md's
 scaling out promises, tried from outside.
 
     .venv/bin/python -m bench.two_machines [--proxy haproxy|nginx] [--turns 6] [--rounds 3] [--lease 6]
@@ -6,7 +6,7 @@ scaling out promises, tried from outside.
 
 Each "machine" is the Procfile's `web:` line (a gunicorn master, two gevent workers) bound on its
 own address, 127.0.0.2 and 127.0.0.3; HAProxy or nginx from Debian's packages stands in front
-(bench/proxy/haproxy.cfg, bench/proxy/nginx.conf: the README's example) and balances round robin,
+(bench/proxy/haproxy.cfg, bench/proxy/nginx.conf: docs/production.md's example) and balances round robin,
 without stickiness. A request with `X-Bench-Machine: a` or `b` is steered to that machine, so
 "posted on A, watched on B" is deterministic; the proxy says which machine answered
 (`X-Served-By`). The database is a schema of its own in BEYOU_BENCH_DATABASE_URL (or

@@ -154,7 +154,7 @@ class SignUp:
 def ask_to_sign_up(*, email, language="en"):
     """Check the sign-up form and say which mail the address gets.
 
-    A taken address is not refused (README, on account enumeration): both ways cost the same
+    A taken address is not refused (docs/production.md, on account enumeration): both ways cost the same
     (one account lookup, no password hashed until the link is used) and read the same. An
     address gets one sign-up mail an hour, of either kind, so the form cannot flood an inbox.
     """

@@ -44,7 +44,7 @@ def register():
         return form_refused("auth/register.html", error)
     if asked.mail_due:
         _send_sign_up_mail(asked)
-    # The same answer whether or not the address has an account (README, on account enumeration).
+    # The same answer whether or not the address has an account (docs/production.md, on account enumeration).
     return render_template("auth/register.html", form={"email": asked.email}, fields={}, sent=True)
 
 

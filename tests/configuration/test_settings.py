@@ -112,12 +112,15 @@ def test_a_server_reads_its_variables_as_their_kinds():
     }
 
 
-# The README's configuration tables ----------------------------------------------------------------
+# The configuration tables (docs/configuration.md) ----------------------------------------------------------------
 
 
 def readme_variables():
-    """Each variable a row of the README's tables names (`A` / `B` rows name two)."""
-    rows = [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `BEYOU_")]
+    """Each variable a row of the settings' tables names (`A` / `B` rows name two): docs/configuration.md,
+    and the tables of docs/production.md and docs/features.md beside what they configure."""
+    tables = [line for page in ("configuration", "production", "features")
+              for line in (ROOT / "docs" / f"{page}.md").read_text().splitlines()]  # fmt: skip
+    rows = [line for line in tables if line.startswith("| `BEYOU_")]
     return {name for row in rows for name in re.findall(r"`(BEYOU_[A-Z_<>]+)`", row.split("|")[1])}
 
 
@@ -130,7 +133,7 @@ def read_variables():
     return {name for name in names if not name.endswith("_")}
 
 
-def test_every_variable_the_app_reads_is_in_the_readme():
+def test_every_variable_the_app_reads_is_in_the_settings_tables():
     read = {name for name in read_variables() if not re.fullmatch(r"BEYOU_LLM_[A-Z]+_(API_KEY|MODEL|BASE_URL)", name)}
     assert read - readme_variables() == set()
 
