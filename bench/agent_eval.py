@@ -12,7 +12,7 @@ must. pass^k is success on all k tries of a task (τ-bench's measure of consiste
 
 The chain is the fake (tests/fakes, in this process) unless `--local` is given or a BEYOU_LLM_*
 variable is set, in which case the environment's chain is used as the app would build it
-(README, "Configuration"). Against the fake, every task's oracle (the replies an ideal model
+(docs/configuration.md). Against the fake, every task's oracle (the replies an ideal model
 sends, written in the task) is scripted, and the eval also checks the oracle could have been a
 model: each call names a tool offered in that round and only ids an earlier message carried. So
 a run against the fake proves the tasks and their checks: it must pass every task (the exit
