@@ -22,7 +22,6 @@ import argparse
 import json
 import re
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -36,7 +35,7 @@ from app.extensions import db
 from app.llm import local
 from app.profile import accounts
 from bench.agent_ttft import signed_in_client
-from bench.serving import procfile_server
+from bench.serving import procfile_server, real_model_or_exit
 
 PROMPT = "Give me one short tip to start my day."
 
@@ -129,15 +128,10 @@ def main():
     if options.smoke:  # and answers of a few lines: the rate needs some text, not a page of it
         options.runs, options.model, answer_tokens = 2, "smollm2-135m", 128
     model = local.MODELS[options.model]
-    try:
+    with real_model_or_exit():
         serving = local.served(model, ready_within=120, answer_tokens=answer_tokens)
         with serving as base, tempfile.TemporaryDirectory() as folder:
             run(options, model, Recorder(base), folder)
-    except local.ModelMissing as missing:
-        print(f"no real model here: {missing}")
-        sys.exit(3)
-    except local.NotServing as failed:
-        sys.exit(str(failed))
 
 
 def run(options, model, recorder, folder):

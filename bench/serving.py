@@ -8,6 +8,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +33,21 @@ def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def real_model_or_exit():
+    """For a bench that serves a real model (app.llm.local.served): none installed here exits 3
+    after saying so (its smoke test skips on 3), and one that does not start exits with why."""
+    from app.llm import local
+
+    try:
+        yield
+    except local.ModelMissing as missing:
+        print(f"no real model here: {missing}")
+        sys.exit(3)
+    except local.NotServing as failed:
+        sys.exit(str(failed))
 
 
 def web_command():

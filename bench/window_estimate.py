@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from contextlib import nullcontext
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,6 +29,7 @@ from app.agent import toolsets
 from app.assistant import prompt
 from app.llm import ChatRequest, Message, ToolCall, local
 from app.llm.windows import TOOLS, entry_tokens, request_tokens
+from bench.serving import real_model_or_exit
 
 SERVED = "smollm2-135m"  # served without --base: the catalogue's smallest, CI's
 LOWEST, HIGHEST = 1.0, 1.25
@@ -117,14 +117,8 @@ def main():
     model = args.model or ("local" if args.base else SERVED)
     if not args.base and model not in local.MODELS:
         parser.error(f"without --base, --model is one of {', '.join(sorted(local.MODELS))}")
-    try:
-        with nullcontext() if args.base else local.served(model, ready_within=120) as served:
-            measure(args.base or f"{served}/v1", model, args.record, args.label)
-    except local.ModelMissing as missing:
-        print(f"no real model here: {missing}")
-        sys.exit(3)
-    except local.NotServing as failed:
-        sys.exit(str(failed))
+    with real_model_or_exit(), nullcontext() if args.base else local.served(model, ready_within=120) as served:
+        measure(args.base or f"{served}/v1", model, args.record, args.label)
 
 
 def measure(base, model, record, label):
