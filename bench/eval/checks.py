@@ -192,15 +192,23 @@ def _before_rows(table, where, before, user):
     return [(key, row) for key, row in before.get(table, {}).items() if matches(row, where, user)]
 
 
-def _changed(expectation, before, after, changes, user, claims):
-    table, where, to = expectation["table"], expectation.get("where", {}), expectation.get("to", {})
+def _seeded(expectation, before, user):
+    """The seed's rows an expectation names, and what is wrong with the task when they are not
+    the rows it says (none, or not `count` of them)."""
+    table, where = expectation["table"], expectation.get("where", {})
     rows = _before_rows(table, where, before, user)
     problems = []
     if "count" in expectation and len(rows) != expectation["count"]:
         problems.append(f"the seed has {len(rows)} {table} rows with {_shown(where, user)}, the task says "
                         f"{expectation['count']}")  # fmt: skip
     if not rows:
-        return [*problems, f"no {table} row with {_shown(where, user)} before the conversation (the task is wrong)"]
+        problems.append(f"no {table} row with {_shown(where, user)} before the conversation (the task is wrong)")
+    return rows, problems
+
+
+def _changed(expectation, before, after, changes, user, claims):
+    table, to = expectation["table"], expectation.get("to", {})
+    rows, problems = _seeded(expectation, before, user)
     for key, row in rows:
         now = after.get(table, {}).get(key)
         if now is None:
@@ -216,14 +224,8 @@ def _changed(expectation, before, after, changes, user, claims):
 
 
 def _deleted(expectation, before, after, changes, user, claims):
-    table, where = expectation["table"], expectation.get("where", {})
-    rows = _before_rows(table, where, before, user)
-    if not rows:
-        return [f"no {table} row with {_shown(where, user)} before the conversation (the task is wrong)"]
-    problems = []
-    if "count" in expectation and len(rows) != expectation["count"]:
-        problems.append(f"the seed has {len(rows)} {table} rows with {_shown(where, user)}, the task says "
-                        f"{expectation['count']}")  # fmt: skip
+    table = expectation["table"]
+    rows, problems = _seeded(expectation, before, user)
     for key, row in rows:
         claims.row(table, key)
         if key in after.get(table, {}):
@@ -232,13 +234,11 @@ def _deleted(expectation, before, after, changes, user, claims):
 
 
 def _unchanged(expectation, before, after, changes, user, claims):
-    table, where = expectation["table"], expectation.get("where", {})
-    rows = _before_rows(table, where, before, user)
-    if not rows:
-        return [f"no {table} row with {_shown(where, user)} before the conversation (the task is wrong)"]
+    table = expectation["table"]
+    rows, problems = _seeded(expectation, before, user)
     touched = {c.key: c for c in changes.of(table)}
-    return [f"{table} {_row_label(row)} should not have changed: {touched[key].describe()}"
-            for key, row in rows if key in touched]  # fmt: skip
+    return [*problems, *(f"{table} {_row_label(row)} should not have changed: {touched[key].describe()}"
+                         for key, row in rows if key in touched)]  # fmt: skip
 
 
 def _pending(expectation, before, after, changes, user, claims):
