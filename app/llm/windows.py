@@ -17,10 +17,11 @@ of letters costs WORD plus LETTER a letter, and a word with an accented letter A
 numbers, dates) one token a character; ASCII punctuation half a token, a line break one; any other
 character one token for each UTF-8 byte past its first (two for CJK, three for an emoji). Each
 message costs MESSAGE tokens of its chat template, the tool list TOOLS and each tool TOOL. On the
-recorded requests this lands between 0.8 and 1.25 of a small English-trained model's count
-(SmolLM2) and between 0.9 and 1.5 of a multilingual one's (Qwen2.5): an English prompt and its
-tools, most of a round, within 15 % of both. What an under-estimate eats comes out of the room
-kept for the answer, never past the window.
+requests recorded (tests/chain/recorded_windows.json: a round from /habits with its tools, and a
+Portuguese chat with a tool round, counted by llama.cpp for SmolLM2) it lands at ×1.03 and ×1.01,
+and the test holds every recorded count between ×1.00 and ×1.25: a model whose tokenizer counts
+more (a figure recorded later) must get its bound there. What an under-estimate eats comes out
+of the room kept for the answer, never past the window.
 
 `fit` keeps `reserve(window)` tokens for the answer, then sends the request whole if it fits and
 otherwise drops, in this order: the oldest messages of the history, whole (a tool call with its
